@@ -1,0 +1,23 @@
+import { ConflictError } from '../lib/errors';
+import { subscriptionInfo, subscriptionLocation } from '../lib/http/representations';
+import { apiBaseUrl, principalOf } from '../lib/http/request';
+import { json } from '../lib/http/responses';
+import { httpRoute } from '../lib/http/route';
+import { subscriptions } from '../lib/services';
+
+export const handler = httpRoute(
+  async (event) => {
+    const base = apiBaseUrl(event);
+    const result = await subscriptions().create(principalOf(event), event.body);
+    if (result.kind === 'exists') {
+      const location = subscriptionLocation(base, result.existingId);
+      throw new ConflictError(
+        `A subscription for this ResourceAddress and EndpointUri already exists: ${location}`,
+        location,
+      );
+    }
+    const info = subscriptionInfo(result.subscription, base);
+    return json(201, info, { Location: info.UriLocation });
+  },
+  { jsonBody: true },
+);

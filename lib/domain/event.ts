@@ -1,0 +1,155 @@
+import { BadRequestError } from '../errors';
+import { EVENT_CATALOGUE } from './event-catalogue';
+import { normaliseResourceAddress } from './resource-address';
+
+/** An event in the O-Cloud JSON encoding (contract section 6), as stored and delivered. */
+export interface NotificationEvent {
+  readonly id: string;
+  readonly specversion: '1.0';
+  readonly source: string;
+  readonly type: string;
+  readonly time: string;
+  readonly data: {
+    readonly version: string;
+    readonly values: readonly EventValue[];
+  };
+}
+
+export interface EventValue {
+  readonly ResourceAddress: string;
+  readonly data_type: 'notification' | 'metric';
+  readonly value_type: string;
+  readonly value: unknown;
+}
+
+export interface ValidatedEvent {
+  readonly event: NotificationEvent;
+  /** `time` as a fixed-width string that sorts in time order (nanosecond precision, UTC). */
+  readonly timeKey: string;
+}
+
+const MAX_ID_LENGTH = 256;
+const MAX_VALUES = 64;
+const TYPE_FORM = /^event(\.[A-Za-z0-9][A-Za-z0-9_-]*){3,}$/;
+const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|\+00:00)$/;
+const DECIMAL_3 = /^-?\d+(\.\d{1,3})?$/;
+const UNSIGNED_INTEGER = /^\d+$/;
+
+/**
+ * Checks an event a publisher sends and builds the stored form: known members only, addresses
+ * normalised, values as the producer wrote them. `publisherAddress` must end with `source`.
+ */
+export function validateEvent(body: unknown, publisherAddress: string): ValidatedEvent {
+  const input = object(body, 'the request body');
+  const id = nonEmptyString(input.id, 'id');
+  if (id.length > MAX_ID_LENGTH) throw bad(`id is longer than ${MAX_ID_LENGTH} characters`);
+  if (input.specversion !== '1.0') throw bad('specversion must be the string "1.0"');
+  const source = normaliseResourceAddress(input.source, 'source');
+  if (!publisherAddress.endsWith(source)) {
+    throw bad(`source "${source}" must be the resource part of the publisher's address ${publisherAddress}`);
+  }
+  const type = nonEmptyString(input.type, 'type');
+  if (!TYPE_FORM.test(type)) throw bad(`type "${type}" must have the form event.<area>.<path>.<change-name>`);
+  const time = nonEmptyString(input.time, 'time');
+  const timeKey = parseTime(time);
+  const data = object(input.data, 'data');
+  const version = nonEmptyString(data.version, 'data.version');
+  if (!Array.isArray(data.values) || data.values.length === 0) {
+    throw bad('data.values must be a non-empty array');
+  }
+  if (data.values.length > MAX_VALUES) throw bad(`data.values has more than ${MAX_VALUES} entries`);
+  const values = data.values.map((value: unknown, i: number) => validateValue(value, `data.values[${i}]`));
+
+  const known = EVENT_CATALOGUE[type];
+  if (known) {
+    if (source !== known.source) throw bad(`source must be ${known.source} for type ${type}`);
+    values.forEach((value, i) => {
+      if (
+        value.value_type === 'enumeration' &&
+        known.states &&
+        !known.states.includes(value.value as string)
+      ) {
+        throw bad(`data.values[${i}].value must be one of ${known.states.join(', ')} for type ${type}`);
+      }
+      if (value.value_type === 'metric' && known.metricRange) {
+        const [min, max] = known.metricRange;
+        const n = Number(value.value);
+        if (n < min || n > max)
+          throw bad(`data.values[${i}].value must be between ${min} and ${max} for type ${type}`);
+      }
+    });
+  }
+
+  return {
+    event: { id, specversion: '1.0', source, type, time, data: { version, values } },
+    timeKey,
+  };
+}
+
+function validateValue(raw: unknown, member: string): EventValue {
+  const input = object(raw, member);
+  const ResourceAddress = normaliseResourceAddress(input.ResourceAddress, `${member}.ResourceAddress`);
+  const dataType = input.data_type;
+  if (dataType !== 'notification' && dataType !== 'metric') {
+    throw bad(`${member}.data_type must be "notification" or "metric"`);
+  }
+  const valueType = nonEmptyString(input.value_type, `${member}.value_type`);
+  const value = input.value;
+  if (value === undefined || value === null) throw bad(`${member}.value is required`);
+  if (valueType === 'enumeration' && typeof value !== 'string') {
+    throw bad(`${member}.value must be a string for value_type enumeration`);
+  }
+  if (valueType === 'decimal64.3' && !matchesNumber(value, DECIMAL_3)) {
+    throw bad(`${member}.value must be a decimal number with at most three fraction digits`);
+  }
+  if (valueType === 'metric' && !matchesNumber(value, UNSIGNED_INTEGER)) {
+    throw bad(`${member}.value must be an unsigned integer for value_type metric`);
+  }
+  return { ResourceAddress, data_type: dataType, value_type: valueType, value };
+}
+
+function matchesNumber(value: unknown, form: RegExp): boolean {
+  if (typeof value === 'number') return Number.isFinite(value) && form.test(String(value));
+  return typeof value === 'string' && form.test(value);
+}
+
+/** Validates an RFC 3339 UTC timestamp and returns a key that sorts in time order. */
+export function parseTime(time: string): string {
+  const match = RFC3339_UTC.exec(time);
+  if (!match)
+    throw bad(`time "${time}" must be an RFC 3339 UTC timestamp, e.g. 2021-03-05T20:59:00.999999999Z`);
+  const [, year, month, day, hour, minute, second, fraction = ''] = match;
+  const y = Number(year);
+  const m = Number(month);
+  const d = Number(day);
+  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  if (
+    m < 1 ||
+    m > 12 ||
+    d < 1 ||
+    d > daysInMonth ||
+    Number(hour) > 23 ||
+    Number(minute) > 59 ||
+    Number(second) > 60
+  ) {
+    throw bad(`time "${time}" is not a valid date and time`);
+  }
+  return `${year}-${month}-${day}T${hour}:${minute}:${second}.${fraction.padEnd(9, '0')}`;
+}
+
+function object(value: unknown, member: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw bad(`${member} must be a JSON object`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function nonEmptyString(value: unknown, member: string): string {
+  if (typeof value !== 'string' || value.length === 0)
+    throw bad(`${member} is required and must be a non-empty string`);
+  return value;
+}
+
+function bad(detail: string): BadRequestError {
+  return new BadRequestError(detail);
+}

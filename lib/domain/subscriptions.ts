@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { BadRequestError, NotFoundError } from '../errors';
+import { validateEndpointUri } from './endpoint-uri';
+import type { NotificationEvent } from './event';
+import type { NotificationStore, PublisherState, Subscription } from './model';
+import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
+import { normaliseResourceAddress } from './resource-address';
+
+export type CreateSubscriptionResult =
+  | { readonly kind: 'created'; readonly subscription: Subscription }
+  | { readonly kind: 'exists'; readonly existingId: string };
+
+export class Subscriptions {
+  constructor(
+    private readonly store: NotificationStore,
+    private readonly endpoints: EndpointGate,
+    private readonly delivery: DeliveryPort,
+  ) {}
+
+  /** Contract 4, POST /subscriptions: validate, 409, 404, sanity check, store. */
+  async create(owner: string, body: unknown): Promise<CreateSubscriptionResult> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new BadRequestError(
+        'The request body must be a JSON object with ResourceAddress and EndpointUri',
+      );
+    }
+    const input = body as Record<string, unknown>;
+    const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
+    const endpoint = validateEndpointUri(input.EndpointUri);
+    await this.endpoints.assertAllowed(endpoint);
+    const endpointUri = input.EndpointUri as string;
+
+    const existingId = await this.store.findSubscriptionId(owner, resourceAddress, endpointUri);
+    if (existingId) return { kind: 'exists', existingId };
+
+    const states = await this.store.statesUnder(resourceAddress);
+    if (states.length === 0) {
+      throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);
+    }
+    const published = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
+    const [newest, ...others] = published;
+    if (newest) {
+      const failure = await this.endpoints.sendInitial(endpointUri, newest.event);
+      if (failure) {
+        throw new BadRequestError(
+          `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within 2 s`,
+        );
+      }
+    }
+
+    const subscription: Subscription = {
+      id: randomUUID(),
+      resourceAddress,
+      endpointUri,
+      owner,
+      createdAt: new Date().toISOString(),
+    };
+    const outcome = await this.store.createSubscription(subscription);
+    if (!outcome.created) return { kind: 'exists', existingId: outcome.existingId };
+    if (others.length > 0) await this.delivery.currentStatesFor(subscription, others.map(toAccepted));
+    return { kind: 'created', subscription };
+  }
+
+  async get(owner: string, id: string): Promise<Subscription> {
+    const subscription = await this.store.getSubscription(id);
+    if (subscription?.owner !== owner) throw notFound(id);
+    return subscription;
+  }
+
+  async list(owner: string, resourceAddress: string | undefined): Promise<Subscription[]> {
+    const address = resourceAddress === undefined ? undefined : normaliseResourceAddress(resourceAddress);
+    return this.store.listSubscriptions(owner, address);
+  }
+
+  async delete(owner: string, id: string): Promise<void> {
+    const deleted = await this.store.deleteSubscription(id, owner);
+    if (!deleted) throw notFound(id);
+  }
+
+  async deleteAll(owner: string): Promise<number> {
+    return this.store.deleteAllSubscriptions(owner);
+  }
+}
+
+type PublishedState = PublisherState & {
+  readonly event: NotificationEvent;
+  readonly timeKey: string;
+  readonly acceptedAt: string;
+};
+
+function hasEvent(state: PublisherState): state is PublishedState {
+  return state.event !== undefined && state.timeKey !== undefined && state.acceptedAt !== undefined;
+}
+
+function toAccepted(state: PublishedState): AcceptedEvent {
+  return {
+    publisherId: state.publisherId,
+    resourceAddress: state.resourceAddress,
+    event: state.event,
+    acceptedAt: state.acceptedAt,
+  };
+}
+
+function notFound(id: string): NotFoundError {
+  return new NotFoundError(`Subscription ${id} does not exist`);
+}

@@ -1,0 +1,60 @@
+import type middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { PayloadTooLargeError } from '../errors';
+import { logger } from '../logger';
+import { problemResponse } from './problem';
+import type { HttpEvent } from './request';
+import type { HttpResponse } from './responses';
+
+type Middleware = middy.MiddlewareObj<HttpEvent, HttpResponse, Error, Context>;
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** Every error, whatever raised it, leaves as a problem document. Registered first, so it runs last. */
+export function problemDocuments(): Middleware {
+  return {
+    onError: async (request) => {
+      request.response = problemResponse(request.error);
+    },
+  };
+}
+
+/** Tags every log line of the invocation with its request ids and logs the outcome of each request. */
+export function requestLogging(): Middleware {
+  let started = 0;
+  const done = (request: middy.Request<HttpEvent, HttpResponse, Error, Context>) => {
+    const status = request.response?.statusCode;
+    const level = status !== undefined && status >= 500 ? 'warn' : 'info';
+    logger[level]('request', { status, durationMs: Date.now() - started });
+  };
+  return {
+    before: async (request) => {
+      started = Date.now();
+      logger.setContext({
+        requestId: request.context.awsRequestId,
+        apiRequestId: request.event.requestContext?.requestId,
+        route: request.event.routeKey,
+        path: request.event.rawPath,
+      });
+    },
+    after: async (request) => done(request),
+    onError: async (request) => done(request),
+  };
+}
+
+/** Contract 2: bodies over 64 KiB are refused with 413 before anything parses them. */
+export function bodySizeLimit(maxBytes = MAX_BODY_BYTES): Middleware {
+  return {
+    before: async ({ event }) => {
+      if (typeof event.body !== 'string') return;
+      const bytes = event.isBase64Encoded
+        ? Math.floor((event.body.length * 3) / 4)
+        : Buffer.byteLength(event.body, 'utf8');
+      if (bytes > maxBytes) {
+        throw new PayloadTooLargeError(
+          `The request body is ${bytes} bytes; at most ${maxBytes} bytes are accepted`,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,19 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+export type HttpResponse = APIGatewayProxyStructuredResultV2;
+
+export function json(statusCode: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return {
+    statusCode,
+    headers: { 'Content-Type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  };
+}
+
+export function noContent(): HttpResponse {
+  return { statusCode: 204, headers: {}, body: '' };
+}
+
+export function text(statusCode: number, body: string): HttpResponse {
+  return { statusCode, headers: { 'Content-Type': 'text/plain; charset=utf-8' }, body };
+}

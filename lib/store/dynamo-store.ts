@@ -1,0 +1,434 @@
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  type QueryCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { NotificationEvent } from '../domain/event';
+import type {
+  AcceptOutcome,
+  CreateOutcome,
+  EventToAccept,
+  NotificationStore,
+  Publisher,
+  PublisherState,
+  Subscription,
+} from '../domain/model';
+import { type CounterKind, INDEX, keys } from './keys';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type Item = Record<string, unknown>;
+
+/** Deletes of delete-all go in chunks; each subscription is two items, plus one counter update. */
+const DELETE_ALL_CHUNK = 25;
+const TRANSACTION_ATTEMPTS = 12;
+
+export class DynamoStore implements NotificationStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async findSubscriptionId(owner: string, address: string, endpointUri: string): Promise<string | undefined> {
+    const item = await this.get(keys.subscriptionUniqueness(owner, address, endpointUri));
+    return item?.subscriptionId as string | undefined;
+  }
+
+  async createSubscription(s: Subscription): Promise<CreateOutcome> {
+    const uniqueness = keys.subscriptionUniqueness(s.owner, s.resourceAddress, s.endpointUri);
+    const failure = await this.transact([
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: { ...uniqueness, subscriptionId: s.id },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.subscription(s.id),
+            ...keys.subscriptionByAddress(s.resourceAddress, s.owner, s.id),
+            listPk: keys.subscriptionsOf(s.owner),
+            listSk: `${s.createdAt}#${s.id}`,
+            ...subscriptionAttributes(s),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      this.countBy('subscriptions', 1),
+    ]);
+    if (!failure) return { created: true };
+    const existingId = failure[0]?.Item?.subscriptionId;
+    if (typeof existingId === 'string') return { created: false, existingId };
+    throw new Error('subscription create was cancelled for an unexpected reason');
+  }
+
+  async getSubscription(id: string): Promise<Subscription | undefined> {
+    const item = await this.get(keys.subscription(id));
+    return item && toSubscription(item);
+  }
+
+  async listSubscriptions(owner: string, address?: string): Promise<Subscription[]> {
+    const query: QueryCommandInput =
+      address === undefined
+        ? {
+            TableName: this.tableName,
+            IndexName: INDEX.byList,
+            KeyConditionExpression: 'listPk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
+          }
+        : {
+            TableName: this.tableName,
+            IndexName: INDEX.byAddress,
+            KeyConditionExpression: 'addrPk = :pk AND begins_with(addrSk, :owner)',
+            ExpressionAttributeValues: {
+              ':pk': keys.subscriptionsAt(address),
+              ':owner': keys.ownerPrefix(owner),
+            },
+          };
+    const subscriptions: Subscription[] = [];
+    for await (const page of this.pages(query)) subscriptions.push(...page.map(toSubscription));
+    return subscriptions;
+  }
+
+  async deleteSubscription(id: string, owner: string): Promise<Subscription | undefined> {
+    const subscription = await this.getSubscription(id);
+    if (subscription?.owner !== owner) return undefined;
+    const failure = await this.transact([
+      ...this.subscriptionDeletes(subscription),
+      this.countBy('subscriptions', -1),
+    ]);
+    return failure ? undefined : subscription;
+  }
+
+  async deleteAllSubscriptions(owner: string): Promise<number> {
+    let deleted = 0;
+    const query: QueryCommandInput = {
+      TableName: this.tableName,
+      IndexName: INDEX.byList,
+      KeyConditionExpression: 'listPk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
+      Limit: DELETE_ALL_CHUNK,
+    };
+    for await (const page of this.pages(query)) {
+      let pending = page.map(toSubscription);
+      // A subscription deleted meanwhile fails its condition; drop it and delete the rest.
+      while (pending.length > 0) {
+        const failure = await this.transact([
+          ...pending.flatMap((s) => this.subscriptionDeletes(s)),
+          this.countBy('subscriptions', -pending.length),
+        ]);
+        if (!failure) {
+          deleted += pending.length;
+          break;
+        }
+        pending = pending.filter((_, i) => failure[i * 2]?.Code !== 'ConditionalCheckFailed');
+      }
+    }
+    return deleted;
+  }
+
+  async *subscriptionsCovering(address: string): AsyncIterable<Subscription[]> {
+    const segments = address.slice(1).split('/');
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const ancestor = `/${segments.slice(0, depth).join('/')}`;
+      for await (const page of this.pages({
+        TableName: this.tableName,
+        IndexName: INDEX.byAddress,
+        KeyConditionExpression: 'addrPk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(ancestor) },
+      })) {
+        if (page.length > 0) yield page.map(toSubscription);
+      }
+    }
+  }
+
+  async createPublisher(p: Publisher): Promise<CreateOutcome> {
+    const failure = await this.transact([
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.publisherAddress(p.resourceAddress),
+            ...keys.publisherTree(p.resourceAddress),
+            publisherId: p.id,
+            resourceAddress: p.resourceAddress,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.publisher(p.id),
+            listPk: keys.publishers,
+            listSk: `${p.createdAt}#${p.id}`,
+            id: p.id,
+            resourceAddress: p.resourceAddress,
+            endpointUri: p.endpointUri,
+            createdAt: p.createdAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      this.countBy('publishers', 1),
+    ]);
+    if (!failure) return { created: true };
+    const existingId = failure[0]?.Item?.publisherId;
+    if (typeof existingId === 'string') return { created: false, existingId };
+    throw new Error('publisher create was cancelled for an unexpected reason');
+  }
+
+  async getPublisher(id: string): Promise<Publisher | undefined> {
+    const item = await this.get(keys.publisher(id));
+    return item && toPublisher(item);
+  }
+
+  async listPublishers(): Promise<Publisher[]> {
+    const publishers: Publisher[] = [];
+    for await (const page of this.pages({
+      TableName: this.tableName,
+      IndexName: INDEX.byList,
+      KeyConditionExpression: 'listPk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.publishers },
+    })) {
+      publishers.push(...page.map(toPublisher));
+    }
+    return publishers;
+  }
+
+  async deletePublisher(id: string): Promise<Publisher | undefined> {
+    const publisher = await this.getPublisher(id);
+    if (!publisher) return undefined;
+    const failure = await this.transact([
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.publisher(id),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.publisherAddress(publisher.resourceAddress),
+          ConditionExpression: 'publisherId = :id',
+          ExpressionAttributeValues: { ':id': id },
+        },
+      },
+      this.countBy('publishers', -1),
+    ]);
+    return failure ? undefined : publisher;
+  }
+
+  async statesUnder(address: string): Promise<PublisherState[]> {
+    const states: PublisherState[] = [];
+    for await (const page of this.pages(this.treeQuery(address))) {
+      const requested = page.map((item) => ({ pk: item.pk, sk: item.sk }));
+      for (let start = 0; start < requested.length; start += 100) {
+        let batch: Item[] = requested.slice(start, start + 100);
+        while (batch.length > 0) {
+          const result = await this.client.send(
+            new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch } } }),
+          );
+          states.push(...(result.Responses?.[this.tableName] ?? []).map(toState));
+          batch = (result.UnprocessedKeys?.[this.tableName]?.Keys as Item[] | undefined) ?? [];
+        }
+      }
+    }
+    return states;
+  }
+
+  async getState(address: string): Promise<PublisherState | undefined> {
+    const item = await this.get(keys.publisherAddress(address));
+    return item && toState(item);
+  }
+
+  async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
+    const failure = await this.transact([
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.acceptedEvent(e.publisherId, e.event.source, e.event.id),
+            expiresAt: e.dedupExpiresAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      {
+        Update: {
+          TableName: this.tableName,
+          Key: keys.publisherAddress(e.resourceAddress),
+          UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
+          ConditionExpression:
+            'publisherId = :publisherId AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+          ExpressionAttributeNames: { '#event': 'event' },
+          ExpressionAttributeValues: {
+            ':event': JSON.stringify(e.event),
+            ':timeKey': e.timeKey,
+            ':acceptedAt': e.acceptedAt,
+            ':publisherId': e.publisherId,
+          },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ]);
+    if (!failure) return 'accepted';
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return 'duplicate';
+    const current = failure[1]?.Item;
+    return current?.publisherId === e.publisherId ? 'stale' : 'unknown-publisher';
+  }
+
+  async counts(): Promise<{ subscriptions: number; publishers: number }> {
+    const totals = { subscriptions: 0, publishers: 0 };
+    for await (const page of this.pages({
+      TableName: this.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.counters },
+      ConsistentRead: true,
+    })) {
+      for (const item of page) {
+        const kind = String(item.sk).split('#')[0] as CounterKind;
+        if (kind in totals) totals[kind] += Number(item.n ?? 0);
+      }
+    }
+    return totals;
+  }
+
+  async ping(): Promise<void> {
+    await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.health }));
+  }
+
+  private subscriptionDeletes(s: Subscription): TransactItem[] {
+    return [
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.subscription(s.id),
+          ConditionExpression: 'attribute_exists(pk)',
+        },
+      },
+      {
+        Delete: {
+          TableName: this.tableName,
+          Key: keys.subscriptionUniqueness(s.owner, s.resourceAddress, s.endpointUri),
+        },
+      },
+    ];
+  }
+
+  private countBy(kind: CounterKind, delta: number): TransactItem {
+    return {
+      Update: {
+        TableName: this.tableName,
+        Key: keys.counterShard(kind),
+        UpdateExpression: 'ADD n :delta',
+        ExpressionAttributeValues: { ':delta': delta },
+      },
+    };
+  }
+
+  private treeQuery(address: string): QueryCommandInput {
+    return {
+      TableName: this.tableName,
+      IndexName: INDEX.publisherTree,
+      KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
+    };
+  }
+
+  private async get(key: Item): Promise<Item | undefined> {
+    const result = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
+    );
+    return result.Item;
+  }
+
+  private async *pages(query: QueryCommandInput): AsyncIterable<Item[]> {
+    let startKey: Item | undefined;
+    do {
+      const result = await this.client.send(new QueryCommand({ ...query, ExclusiveStartKey: startKey }));
+      yield result.Items ?? [];
+      startKey = result.LastEvaluatedKey;
+    } while (startKey);
+  }
+
+  /**
+   * Runs a transaction, retrying conflicts with concurrent transactions. Returns undefined on
+   * success, or the cancellation reasons (one per item) when a condition failed.
+   */
+  private async transact(items: TransactItem[]): Promise<CancellationReason[] | undefined> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(new TransactWriteCommand({ TransactItems: items }));
+        return undefined;
+      } catch (error) {
+        if (!(error instanceof TransactionCanceledException)) throw error;
+        const reasons = (error.CancellationReasons ?? []) as CancellationReason[];
+        const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
+        const conditionFailed = reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+        if (conditionFailed) return reasons;
+        if (!conflicted || attempt >= TRANSACTION_ATTEMPTS) throw error;
+        await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 6));
+      }
+    }
+  }
+}
+
+interface CancellationReason {
+  Code?: string;
+  Item?: Item;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function subscriptionAttributes(s: Subscription): Item {
+  return {
+    id: s.id,
+    resourceAddress: s.resourceAddress,
+    endpointUri: s.endpointUri,
+    owner: s.owner,
+    createdAt: s.createdAt,
+  };
+}
+
+function toSubscription(item: Item): Subscription {
+  return {
+    id: String(item.id),
+    resourceAddress: String(item.resourceAddress),
+    endpointUri: String(item.endpointUri),
+    owner: String(item.owner),
+    createdAt: String(item.createdAt),
+  };
+}
+
+function toPublisher(item: Item): Publisher {
+  return {
+    id: String(item.id),
+    resourceAddress: String(item.resourceAddress),
+    endpointUri: typeof item.endpointUri === 'string' ? item.endpointUri : undefined,
+    createdAt: String(item.createdAt),
+  };
+}
+
+function toState(item: Item): PublisherState {
+  return {
+    publisherId: String(item.publisherId),
+    resourceAddress: String(item.resourceAddress),
+    event: typeof item.event === 'string' ? (JSON.parse(item.event) as NotificationEvent) : undefined,
+    timeKey: typeof item.timeKey === 'string' ? item.timeKey : undefined,
+    acceptedAt: typeof item.acceptedAt === 'string' ? item.acceptedAt : undefined,
+  };
+}

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The table layout, in one place. Items share the key pair (pk, sk); three sparse indexes serve
+ * the access patterns listed in the README:
+ *   byAddress     (addrPk, addrSk)  subscriptions by exact address      SUBADDR#<address>  / <owner>#<id>
+ *   publisherTree (treePk, treeSk)  publisher addresses by cluster      TREE#<cluster>     / <address>/
+ *   byList        (listPk, listSk)  subscriptions by owner; publishers  SUBS#<owner>, PUBS / <createdAt>#<id>
+ */
+export const INDEX = { byAddress: 'byAddress', publisherTree: 'publisherTree', byList: 'byList' } as const;
+
+export const COUNTER_SHARDS = 10;
+export type CounterKind = 'subscriptions' | 'publishers';
+
+const owner = (principal: string) => encodeURIComponent(principal);
+
+export const keys = {
+  subscription: (id: string) => ({ pk: `SUB#${id}`, sk: 'SUB' }),
+  subscriptionUniqueness: (principal: string, address: string, endpointUri: string) => ({
+    pk: `SUBKEY#${createHash('sha256').update(`${principal}\n${address}\n${endpointUri}`).digest('base64url')}`,
+    sk: 'SUBKEY',
+  }),
+  subscriptionByAddress: (address: string, principal: string, id: string) => ({
+    addrPk: `SUBADDR#${address}`,
+    addrSk: `${owner(principal)}#${id}`,
+  }),
+  subscriptionsAt: (address: string) => `SUBADDR#${address}`,
+  ownerPrefix: (principal: string) => `${owner(principal)}#`,
+  subscriptionsOf: (principal: string) => `SUBS#${owner(principal)}`,
+  publisher: (id: string) => ({ pk: `PUB#${id}`, sk: 'PUB' }),
+  publishers: 'PUBS',
+  publisherAddress: (address: string) => ({ pk: `PUBADDR#${address}`, sk: 'PUBADDR' }),
+  publisherTree: (address: string) => ({
+    treePk: treePartition(address),
+    treeSk: `${address}/`,
+  }),
+  treePartition,
+  acceptedEvent: (publisherId: string, source: string, id: string) => ({
+    pk: `EVENT#${publisherId}#${source}#${id}`,
+    sk: 'EVENT',
+  }),
+  counters: 'COUNTERS',
+  counterShard: (kind: CounterKind) => ({
+    pk: 'COUNTERS',
+    sk: `${kind}#${Math.floor(Math.random() * COUNTER_SHARDS)}`,
+  }),
+  health: { pk: 'HEALTH', sk: 'HEALTH' },
+};
+
+/** Publisher addresses are grouped by their first segment, so one query finds any under a prefix. */
+function treePartition(address: string): string {
+  const end = address.indexOf('/', 1);
+  return `TREE#${end === -1 ? address : address.slice(0, end)}`;
+}

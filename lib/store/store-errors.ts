@@ -1,0 +1,27 @@
+import { ServiceUnavailableError } from '../errors';
+
+const UNAVAILABLE = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionInProgressException',
+  'TimeoutError',
+  'RequestTimeout',
+  'ResourceNotFoundException',
+]);
+
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Throttling, an unreachable store or a missing table become a 503 with Retry-After; bugs stay bugs. */
+export function translateStoreError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const code = (error as { code?: string }).code;
+  if (UNAVAILABLE.has(error.name) || (code && NETWORK_CODES.has(code))) {
+    return new ServiceUnavailableError('The data store is unavailable or throttling; retry shortly', 1, {
+      cause: error,
+    });
+  }
+  return error;
+}
