@@ -1,0 +1,114 @@
+// @ts-check
+/**
+ * Starts `serverless offline` (serverless-offline 14) against a DynamoDB endpoint and waits until
+ * the API's health resource answers 200. Used by `npm start` and by the end-to-end tests.
+ * Types for TypeScript callers: offline.d.mts.
+ *
+ * @typedef {object} OfflineOptions
+ * @property {number} [port] HTTP port on 127.0.0.1; 0 or undefined picks a free one.
+ * @property {string} dynamoEndpoint e.g. http://127.0.0.1:8000 (becomes AWS_ENDPOINT_URL_DYNAMODB)
+ * @property {Record<string, string>} [env] Extra environment, applied last.
+ * @property {string} [stage] Default "local".
+ * @property {boolean} [quiet] Do not forward serverless' output (it is still captured for errors).
+ * @property {number} [timeoutMs] Readiness time-out, default 60 000.
+ *
+ * @typedef {object} Offline
+ * @property {string} url API root, e.g. http://127.0.0.1:3000/api/ocloudNotifications/v2
+ * @property {number} port
+ * @property {() => Promise<void>} stop Kills the whole process group; resolves once it exited.
+ * @property {import("node:child_process").ChildProcess} process
+ * @property {() => string} output The last 50 000 characters it printed.
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local.mjs';
+
+export const API_PATH = '/api/ocloudNotifications/v2';
+const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
+const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * @param {OfflineOptions} options
+ * @returns {Promise<Offline>}
+ */
+export async function startOffline({
+  port,
+  dynamoEndpoint,
+  env = {},
+  stage = 'local',
+  quiet = false,
+  timeoutMs = 60_000,
+}) {
+  const httpPort = port || (await freePort());
+  await assertPortFree(httpPort);
+  const lambdaPort = await freePort();
+  // Flags as defined in node_modules/serverless-offline/src/config/commandOptions.js.
+  const args = [
+    SERVERLESS_BIN,
+    'offline',
+    'start',
+    '--stage',
+    stage,
+    '--host',
+    '127.0.0.1',
+    '--httpPort',
+    String(httpPort),
+    '--lambdaPort',
+    String(lambdaPort),
+    '--noPrependStageInUrl',
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: PROJECT_DIR,
+    detached: true, // own process group, so stop() also reaches esbuild and the lambda workers
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      // serverless-offline copies every AWS_* variable into the handlers' environment.
+      AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_EMF_ENVIRONMENT: 'Local',
+      ...env,
+    },
+  });
+  killOnExit(child, true);
+  let output = '';
+  /** @param {Buffer} chunk */
+  const capture = (chunk) => {
+    output = (output + chunk.toString()).slice(-50_000);
+  };
+  child.stdout?.on('data', capture);
+  child.stderr?.on('data', capture);
+  if (!quiet) {
+    child.stdout?.pipe(process.stdout, { end: false });
+    child.stderr?.pipe(process.stderr, { end: false });
+  }
+
+  const url = `http://127.0.0.1:${httpPort}${API_PATH}`;
+  const stop = () => stopChild(child, true);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(
+        `serverless offline exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`,
+      );
+    }
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
+      await response.body?.cancel();
+      if (response.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(
+        `serverless offline did not answer 200 on ${url}/health within ${timeoutMs / 1000} s:\n${output}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return { url, port: httpPort, stop, process: child, output: () => output };
+}

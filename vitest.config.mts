@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // One in-memory DynamoDB Local (free port) with the table for the whole run; its endpoint and
+    // table name reach process.env in each worker before any lib/ module is imported.
+    globalSetup: ['test/support/dynamodb.ts'],
+    setupFiles: ['test/support/env.ts'],
+    env: {
+      AWS_EMF_ENVIRONMENT: 'Local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      STAGE: 'local',
+      LOG_LEVEL: 'warn',
+    },
+    hookTimeout: 90_000,
+    testTimeout: 30_000,
+  },
+});
