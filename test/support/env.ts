@@ -1,21 +1,20 @@
 /**
  * vitest setupFiles entry: runs in every test worker before each test file is imported, so
  * lib/ modules that read their configuration at import time see the DynamoDB Local started by
- * dynamodb.ts (globalSetup).
+ * dynamodb.ts (globalSetup). Each test file gets a table of its own, so that table-wide results
+ * (list all, delete all, the counters) belong to that file alone.
  */
+import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
+import { ensureTable } from '../../scripts/dynamodb-local.mjs';
 
-export function useTestTable(): { endpoint: string; tableName: string } {
-  const endpoint = inject('dynamoEndpoint');
-  const tableName = inject('dynamoTableName');
-  if (!endpoint || !tableName) {
-    throw new Error(
-      'No DynamoDB Local: add test/support/dynamodb.ts to test.globalSetup in vitest.config.ts',
-    );
-  }
-  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
-  process.env.TABLE_NAME = tableName;
-  return { endpoint, tableName };
+const endpoint = inject('dynamoEndpoint');
+if (!endpoint) {
+  throw new Error('No DynamoDB Local: add test/support/dynamodb.ts to test.globalSetup in vitest.config.mts');
 }
+const tableName = `test-${randomUUID().slice(0, 8)}`;
+await ensureTable({ endpoint, tableName });
+process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+process.env.TABLE_NAME = tableName;
 
-useTestTable();
+export const testTable = { endpoint, tableName };

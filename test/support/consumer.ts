@@ -1,0 +1,71 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ReceivedNotification {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly body: unknown;
+  readonly at: number;
+}
+
+export type Reply = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+
+/**
+ * A real consumer endpoint on 127.0.0.1: records every notification and answers with the next
+ * scripted reply (the last one repeats; 204 by default).
+ */
+export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
+  const received: ReceivedNotification[] = [];
+  const script = [...replies];
+  const waiters: (() => void)[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => {
+      raw += chunk;
+    });
+    req.on('end', () => {
+      let body: unknown = raw;
+      try {
+        body = JSON.parse(raw);
+      } catch {}
+      received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body,
+        at: Date.now(),
+      });
+      for (const wake of waiters.splice(0)) wake();
+      const reply = script.length > 1 ? script.shift() : script[0];
+      if (!reply || reply === 'hang') return;
+      setTimeout(() => res.writeHead(reply.status, reply.headers).end(), reply.delayMs ?? 0);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/events`,
+    port,
+    received,
+    /** Resolves when at least `count` notifications have arrived, or rejects after `timeoutMs`. */
+    async waitFor(count: number, timeoutMs = 10_000): Promise<ReceivedNotification[]> {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`expected ${count} notifications, got ${received.length}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, Math.min(left, 200));
+        });
+      }
+      return received;
+    },
+    async close(): Promise<void> {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+export type Consumer = Awaited<ReturnType<typeof startConsumer>>;
