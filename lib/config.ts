@@ -1,4 +1,4 @@
-import type { NetworkPolicyMode } from './delivery/network-policy';
+import { createNetworkPolicy, type NetworkPolicyMode } from './delivery/network-policy';
 
 /**
  * Configuration, read once when a function starts. A missing or malformed setting stops the
@@ -35,13 +35,26 @@ function optional(env: Env, name: string, fallback: string): string {
   return value ? value : fallback;
 }
 
-function positiveInt(env: Env, name: string, fallback: number): number {
+function positiveInt(env: Env, name: string, fallback: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) <= 0) {
-    throw new ConfigError(`environment variable ${name} must be a positive integer, got "${raw}"`);
+  if (!/^\d+$/.test(raw) || Number(raw) <= 0 || Number(raw) > max) {
+    throw new ConfigError(`environment variable ${name} must be an integer from 1 to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function allowList(env: Env): string[] {
+  const entries = optional(env, 'ENDPOINT_ALLOW_LIST', '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  try {
+    createNetworkPolicy({ mode: 'public-only', allowList: entries });
+  } catch (error) {
+    throw new ConfigError(`environment variable ENDPOINT_ALLOW_LIST: ${(error as Error).message}`);
+  }
+  return entries;
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -86,14 +99,11 @@ export function loadConfig(env: Env): Config {
         ['public-only', 'allow-private'] as const,
         isLocal ? 'allow-private' : 'public-only',
       ),
-      allowList: optional(env, 'ENDPOINT_ALLOW_LIST', '')
-        .split(',')
-        .map((entry) => entry.trim())
-        .filter(Boolean),
+      allowList: allowList(env),
     },
-    sanityCheckTimeoutMs: positiveInt(env, 'SANITY_CHECK_TIMEOUT_MS', 2000),
-    deliveryTimeoutMs: positiveInt(env, 'DELIVERY_TIMEOUT_MS', 2000),
-    dedupTtlSeconds: positiveInt(env, 'DEDUP_TTL_SECONDS', 7 * 24 * 3600),
+    sanityCheckTimeoutMs: positiveInt(env, 'SANITY_CHECK_TIMEOUT_MS', 2000, 60_000),
+    deliveryTimeoutMs: positiveInt(env, 'DELIVERY_TIMEOUT_MS', 2000, 60_000),
+    dedupTtlSeconds: positiveInt(env, 'DEDUP_TTL_SECONDS', 7 * 24 * 3600, 366 * 24 * 3600),
   };
 }
 

@@ -12,7 +12,7 @@ export function validateEndpointUri(raw: unknown, member = 'EndpointUri'): URL {
   }
   // The URL parser silently strips surrounding whitespace and control characters; refuse them instead.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are exactly what is refused
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) {
+  if (/[\s\u0000-\u001f\u007f-\u009f]/.test(raw)) {
     throw new BadRequestError(`${member} must not contain spaces or control characters`);
   }
   let url: URL;

@@ -122,7 +122,8 @@ export function parseTime(time: string): string {
   const y = Number(year);
   const m = Number(month);
   const d = Number(day);
-  const daysInMonth = new Date(Date.UTC(y, m, 0)).getUTCDate();
+  const leap = (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+  const daysInMonth = m === 2 ? (leap ? 29 : 28) : [4, 6, 9, 11].includes(m) ? 30 : 31;
   if (
     m < 1 ||
     m > 12 ||

@@ -15,7 +15,10 @@ export function addressFromCurrentStatePath(rawPath: string): string {
       `No resource at ${rawPath}; current state is read at ${BASE_PATH}/{ResourceAddress}/CurrentState`,
     );
   }
-  const segments = path.slice(0, -SUFFIX.length).split('/').map((segment) => decode(segment, rawPath));
+  const segments = path
+    .slice(0, -SUFFIX.length)
+    .split('/')
+    .map((segment) => decode(segment, rawPath));
   return segments.join('/');
 }
 
@@ -27,7 +30,9 @@ function decode(segment: string, rawPath: string): string {
     throw new BadRequestError(`The resource address in ${rawPath} is not correctly percent-encoded`);
   }
   if (decoded.includes('/')) {
-    throw new BadRequestError(`A segment of the resource address in ${rawPath} encodes a "/"; write it as a separator`);
+    throw new BadRequestError(
+      `A segment of the resource address in ${rawPath} encodes a "/"; write it as a separator`,
+    );
   }
   return decoded;
 }

@@ -1,4 +1,4 @@
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
   type DynamoDBDocumentClient,
@@ -8,6 +8,7 @@ import {
   TransactWriteCommand,
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { NotificationEvent } from '../domain/event';
 import type {
   AcceptOutcome,
@@ -67,7 +68,7 @@ export class DynamoStore implements NotificationStore {
     if (!failure) return { created: true };
     const existingId = failure[0]?.Item?.subscriptionId;
     if (typeof existingId === 'string') return { created: false, existingId };
-    throw new Error('subscription create was cancelled for an unexpected reason');
+    throw new Error(`subscription create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
   }
 
   async getSubscription(id: string): Promise<Subscription | undefined> {
@@ -185,7 +186,7 @@ export class DynamoStore implements NotificationStore {
     if (!failure) return { created: true };
     const existingId = failure[0]?.Item?.publisherId;
     if (typeof existingId === 'string') return { created: false, existingId };
-    throw new Error('publisher create was cancelled for an unexpected reason');
+    throw new Error(`publisher create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
   }
 
   async getPublisher(id: string): Promise<Publisher | undefined> {
@@ -374,7 +375,11 @@ export class DynamoStore implements NotificationStore {
         return undefined;
       } catch (error) {
         if (!(error instanceof TransactionCanceledException)) throw error;
-        const reasons = (error.CancellationReasons ?? []) as CancellationReason[];
+        // The document client does not unmarshal the items in cancellation reasons.
+        const reasons: CancellationReason[] = (error.CancellationReasons ?? []).map((reason) => ({
+          Code: reason.Code,
+          Item: reason.Item && unmarshall(reason.Item as Record<string, AttributeValue>),
+        }));
         const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
         const conditionFailed = reasons.some((r) => r.Code === 'ConditionalCheckFailed');
         if (conditionFailed) return reasons;

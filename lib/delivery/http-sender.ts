@@ -1,0 +1,149 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { Socket } from 'node:net';
+import {
+  createPolicyLookup,
+  ENDPOINT_FORBIDDEN,
+  type NetworkPolicy,
+  parseIp,
+  unbracket,
+} from './network-policy';
+
+export type SendOutcome =
+  | { kind: 'response'; status: number; retryAfterSeconds?: number }
+  | { kind: 'timeout' }
+  | { kind: 'network-error'; reason: string }
+  | { kind: 'forbidden'; reason: string };
+
+export interface PostJsonOptions {
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  policy: NetworkPolicy;
+  userAgent: string;
+}
+
+const MAX_DRAIN_BYTES = 64 * 1024;
+
+// Idle sockets are dropped well before the usual 5 s server keep-alive so a
+// reused socket is rarely one the consumer has already closed.
+const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000 };
+const httpAgent = new http.Agent(agentOptions);
+const httpsAgent = new https.Agent(agentOptions);
+
+// One lookup per policy object, so the function is not rebuilt on every request.
+const lookups = new WeakMap<NetworkPolicy, ReturnType<typeof createPolicyLookup>>();
+function lookupFor(policy: NetworkPolicy) {
+  let lookup = lookups.get(policy);
+  if (!lookup) {
+    lookup = createPolicyLookup(policy);
+    lookups.set(policy, lookup);
+  }
+  return lookup;
+}
+
+/** Retry-After as delta-seconds or an HTTP-date; undefined when absent or unparsable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) {
+    const seconds = Number(text);
+    return Number.isSafeInteger(seconds) ? seconds : undefined;
+  }
+  // V8's Date.parse accepts almost anything ("-5" is a year); HTTP-dates start with a day name.
+  const date = /^[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+/**
+ * POSTs a JSON body once. Never follows redirects and never throws for network
+ * problems: every failure is mapped to an outcome for the retry logic.
+ */
+export function postJson(url: string, body: string, opts: PostJsonOptions): Promise<SendOutcome> {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return Promise.resolve({ kind: 'forbidden', reason: 'invalid URL' });
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+    return Promise.resolve({ kind: 'forbidden', reason: `scheme ${target.protocol} not allowed` });
+  }
+  // Node skips `lookup` for literal IPs, so those are checked here instead.
+  const host = unbracket(target.hostname);
+  if (parseIp(host)) {
+    const verdict = opts.policy.check(host);
+    if (!verdict.allowed) return Promise.resolve({ kind: 'forbidden', reason: verdict.reason });
+  }
+
+  const isHttps = target.protocol === 'https:';
+  return new Promise((resolve) => {
+    const started = Date.now();
+    const remaining = () => Math.max(0, opts.timeoutMs - (Date.now() - started));
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    let req: http.ClientRequest | undefined;
+    const finish = (outcome: SendOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(outcome);
+    };
+
+    timer = setTimeout(() => {
+      finish({ kind: 'timeout' });
+      req?.destroy();
+    }, opts.timeoutMs);
+
+    req = (isHttps ? https : http).request(
+      target,
+      {
+        method: 'POST',
+        agent: isHttps ? httpsAgent : httpAgent,
+        lookup: lookupFor(opts.policy),
+        headers: {
+          ...opts.headers,
+          'Content-Type': 'application/json',
+          'Content-Length': String(Buffer.byteLength(body)),
+          'User-Agent': opts.userAgent,
+        },
+      },
+      (res) => {
+        const outcome: SendOutcome = { kind: 'response', status: res.statusCode ?? 0 };
+        const retryAfter = parseRetryAfter(res.headers['retry-after']);
+        if (retryAfter !== undefined) outcome.retryAfterSeconds = retryAfter;
+        // The status is the consumer's verdict; past the deadline (or the cap) the
+        // rest of the body is abandoned by destroying the socket, not waited for.
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          finish(outcome);
+          res.destroy();
+        }, remaining());
+        let received = 0;
+        res.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > MAX_DRAIN_BYTES) {
+            finish(outcome);
+            res.destroy();
+          }
+        });
+        res.on('end', () => finish(outcome));
+        res.on('error', () => finish(outcome));
+        res.on('close', () => finish(outcome));
+      },
+    );
+    // A pooled socket skips `lookup`; re-check where it is actually connected.
+    req.on('socket', (socket: Socket) => {
+      if (socket.connecting || !socket.remoteAddress) return;
+      const verdict = opts.policy.check(socket.remoteAddress);
+      if (!verdict.allowed) {
+        finish({ kind: 'forbidden', reason: verdict.reason });
+        req?.destroy();
+      }
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === ENDPOINT_FORBIDDEN) finish({ kind: 'forbidden', reason: err.message });
+      else finish({ kind: 'network-error', reason: err.code ? `${err.code}: ${err.message}` : err.message });
+    });
+    req.end(body);
+  });
+}

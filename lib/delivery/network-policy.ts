@@ -1,0 +1,279 @@
+import dns from 'node:dns';
+import type { LookupFunction } from 'node:net';
+
+/**
+ * Which destination addresses a notification may be sent to (API contract §7).
+ * 'allow-private' is the local stage: loopback, RFC 1918, CGNAT and ULA are
+ * allowed there, but link-local (cloud metadata), multicast, unspecified and
+ * reserved ranges stay refused because nothing legitimate listens on them.
+ */
+export type NetworkPolicyMode = 'public-only' | 'allow-private';
+
+export type PolicyVerdict = { allowed: true } | { allowed: false; reason: string };
+
+export interface NetworkPolicy {
+  check(ip: string): PolicyVerdict;
+}
+
+export const ENDPOINT_FORBIDDEN = 'EENDPOINTFORBIDDEN';
+
+export class EndpointForbiddenError extends Error {
+  readonly code = ENDPOINT_FORBIDDEN;
+  constructor(
+    readonly address: string,
+    readonly reason: string,
+  ) {
+    super(`endpoint address ${address} is forbidden: ${reason}`);
+    this.name = 'EndpointForbiddenError';
+  }
+}
+
+type Family = 4 | 6;
+interface Ip {
+  family: Family;
+  value: bigint;
+}
+interface Cidr extends Ip {
+  bits: number;
+}
+
+const width = (family: Family): number => (family === 4 ? 32 : 128);
+
+function parseIpv4(text: string): bigint | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  let value = 0n;
+  for (const part of parts) {
+    // Strict decimal only: legacy octal/hex/short forms are normalised by the URL
+    // parser before they get here, so anything else is not an address we trust.
+    if (!/^(0|[1-9]\d{0,2})$/.test(part)) return undefined;
+    const octet = Number(part);
+    if (octet > 255) return undefined;
+    value = (value << 8n) | BigInt(octet);
+  }
+  return value;
+}
+
+function parseGroups(text: string): bigint[] | undefined {
+  if (text === '') return [];
+  const groups: bigint[] = [];
+  const parts = text.split(':');
+  for (const [i, part] of parts.entries()) {
+    if (i === parts.length - 1 && part.includes('.')) {
+      const v4 = parseIpv4(part);
+      if (v4 === undefined) return undefined;
+      groups.push(v4 >> 16n, v4 & 0xffffn);
+    } else if (/^[0-9a-f]{1,4}$/i.test(part)) {
+      groups.push(BigInt(`0x${part}`));
+    } else {
+      return undefined;
+    }
+  }
+  return groups;
+}
+
+function parseIpv6(text: string): bigint | undefined {
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = parseGroups(halves[0] ?? '');
+  const tail = halves.length === 2 ? parseGroups(halves[1] ?? '') : [];
+  if (!head || !tail) return undefined;
+  // A dotted quad is only valid as the final 32 bits.
+  if (halves.length === 2 && halves[0]?.includes('.')) return undefined;
+  const explicit = head.length + tail.length;
+  if (halves.length === 2 ? explicit > 7 : explicit !== 8) return undefined;
+  const groups = [...head, ...Array<bigint>(8 - explicit).fill(0n), ...tail];
+  return groups.reduce((acc, g) => (acc << 16n) | g, 0n);
+}
+
+/** Parses a literal address, tolerating URL brackets and an IPv6 zone id. */
+export function parseIp(input: string): Ip | undefined {
+  let text = input.trim();
+  if (text.startsWith('[') && text.endsWith(']')) text = text.slice(1, -1);
+  if (text.includes(':')) {
+    const zone = text.indexOf('%');
+    if (zone !== -1) {
+      if (zone === text.length - 1) return undefined;
+      text = text.slice(0, zone);
+    }
+    const value = parseIpv6(text);
+    return value === undefined ? undefined : { family: 6, value };
+  }
+  const value = parseIpv4(text);
+  return value === undefined ? undefined : { family: 4, value };
+}
+
+function parseCidr(entry: string): Cidr {
+  const [addr = '', prefix, extra] = entry.split('/');
+  const ip = parseIp(addr);
+  const max = ip ? width(ip.family) : 0;
+  const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+  if (!ip || extra !== undefined || bits < 0 || bits > max) {
+    throw new Error(`invalid network allow-list entry: ${JSON.stringify(entry)}`);
+  }
+  return { ...ip, bits };
+}
+
+function contains(cidr: Cidr, ip: Ip): boolean {
+  if (cidr.family !== ip.family) return false;
+  const shift = BigInt(width(ip.family) - cidr.bits);
+  return cidr.value >> shift === ip.value >> shift;
+}
+
+// 'private' ranges are allowed in 'allow-private' mode; 'never' ranges only via the allow-list.
+type Category = 'private' | 'never';
+interface SpecialRange {
+  cidr: Cidr;
+  category: Category;
+  label: string;
+}
+
+const special = (entry: string, category: Category, label: string): SpecialRange => ({
+  cidr: parseCidr(entry),
+  category,
+  label,
+});
+
+// First match wins, so more specific blocks come before the blocks containing them.
+const V4_RANGES: readonly SpecialRange[] = [
+  special('255.255.255.255', 'never', 'broadcast'),
+  special('0.0.0.0/8', 'never', 'unspecified / this network'),
+  special('10.0.0.0/8', 'private', 'private (RFC 1918)'),
+  special('100.64.0.0/10', 'private', 'shared address space (CGNAT)'),
+  special('127.0.0.0/8', 'private', 'loopback'),
+  special('169.254.0.0/16', 'never', 'link-local'),
+  special('172.16.0.0/12', 'private', 'private (RFC 1918)'),
+  special('192.0.0.0/24', 'never', 'IETF protocol assignments'),
+  special('192.0.2.0/24', 'never', 'documentation'),
+  special('192.88.99.0/24', 'never', '6to4 relay anycast (deprecated)'),
+  special('192.168.0.0/16', 'private', 'private (RFC 1918)'),
+  special('198.18.0.0/15', 'never', 'benchmarking'),
+  special('198.51.100.0/24', 'never', 'documentation'),
+  special('203.0.113.0/24', 'never', 'documentation'),
+  special('224.0.0.0/4', 'never', 'multicast'),
+  special('240.0.0.0/4', 'never', 'reserved'),
+];
+
+const V6_RANGES: readonly SpecialRange[] = [
+  special('::/128', 'never', 'unspecified'),
+  special('::1/128', 'private', 'loopback'),
+  // Deprecated (RFC 4291) and never routed as IPv4, so refuse instead of unwrapping.
+  special('::/96', 'never', 'IPv4-compatible (deprecated)'),
+  special('64:ff9b:1::/48', 'private', 'local-use NAT64'),
+  special('100::/64', 'never', 'discard-only'),
+  special('2001::/23', 'never', 'IETF protocol assignments (incl. Teredo)'),
+  special('2001:db8::/32', 'never', 'documentation'),
+  special('3fff::/20', 'never', 'documentation'),
+  special('5f00::/16', 'never', 'SRv6 SIDs'),
+  special('fc00::/7', 'private', 'unique local (ULA)'),
+  special('fe80::/10', 'never', 'link-local'),
+  special('fec0::/10', 'never', 'site-local (deprecated)'),
+  special('ff00::/8', 'never', 'multicast'),
+];
+
+const GLOBAL_UNICAST_V6 = parseCidr('2000::/3');
+
+// IPv6 forms that carry an IPv4 destination; the embedded address is what gets reached.
+const EMBEDDING_V6: readonly { cidr: Cidr; label: string; extract(v: bigint): bigint }[] = [
+  { cidr: parseCidr('::ffff:0:0/96'), label: 'IPv4-mapped', extract: (v) => v & 0xffffffffn },
+  { cidr: parseCidr('64:ff9b::/96'), label: 'NAT64', extract: (v) => v & 0xffffffffn },
+  { cidr: parseCidr('2002::/16'), label: '6to4', extract: (v) => (v >> 80n) & 0xffffffffn },
+];
+
+function formatV4(value: bigint): string {
+  return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 0xffn)).join('.');
+}
+
+export function createNetworkPolicy(opts: {
+  mode: NetworkPolicyMode;
+  allowList?: readonly string[];
+}): NetworkPolicy {
+  const allowList = (opts.allowList ?? []).map(parseCidr);
+  const allowListed = (ip: Ip) => allowList.some((cidr) => contains(cidr, ip));
+  const refuse = (reason: string): PolicyVerdict => ({ allowed: false, reason });
+
+  function classify(ip: Ip): PolicyVerdict {
+    if (allowListed(ip)) return { allowed: true };
+    const ranges = ip.family === 4 ? V4_RANGES : V6_RANGES;
+    const hit = ranges.find((r) => contains(r.cidr, ip));
+    if (hit) {
+      if (hit.category === 'private' && opts.mode === 'allow-private') return { allowed: true };
+      return refuse(`${hit.label} address`);
+    }
+    if (ip.family === 6) {
+      const embedding = EMBEDDING_V6.find((e) => contains(e.cidr, ip));
+      if (embedding) {
+        const v4: Ip = { family: 4, value: embedding.extract(ip.value) };
+        const verdict = classify(v4);
+        return verdict.allowed
+          ? verdict
+          : refuse(`${embedding.label} address embedding ${formatV4(v4.value)}: ${verdict.reason}`);
+      }
+      if (!contains(GLOBAL_UNICAST_V6, ip)) return refuse('reserved IPv6 address (outside 2000::/3)');
+    }
+    return { allowed: true };
+  }
+
+  return {
+    check(address) {
+      const ip = parseIp(address);
+      return ip ? classify(ip) : refuse(`not an IP address: ${JSON.stringify(address)}`);
+    },
+  };
+}
+
+/** Strips the brackets that URL.hostname keeps around IPv6 literals. */
+export function unbracket(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+/**
+ * Resolves a URL hostname and refuses it if any address is forbidden (a name
+ * with one bad address is treated as bad, since the connection could land there).
+ * Pass `new URL(x).hostname`: the URL parser has already normalised legacy IPv4 forms.
+ */
+export async function resolveAndCheck(
+  hostname: string,
+  policy: NetworkPolicy,
+): Promise<{ address: string; family: 4 | 6 }> {
+  const host = unbracket(hostname);
+  const literal = parseIp(host);
+  if (literal) {
+    const verdict = policy.check(host);
+    if (!verdict.allowed) throw new EndpointForbiddenError(host, verdict.reason);
+    return { address: host, family: literal.family };
+  }
+  const addresses = await dns.promises.lookup(host, { all: true, verbatim: true });
+  return firstAllowed(addresses, policy);
+}
+
+function firstAllowed(addresses: readonly dns.LookupAddress[], policy: NetworkPolicy) {
+  for (const { address } of addresses) {
+    const verdict = policy.check(address);
+    if (!verdict.allowed) throw new EndpointForbiddenError(address, verdict.reason);
+  }
+  const first = addresses[0];
+  if (!first) throw new EndpointForbiddenError('', 'name resolved to no addresses');
+  return { address: first.address, family: first.family === 6 ? 6 : 4 } as const;
+}
+
+/**
+ * A `lookup` for http.request / net.connect that applies the policy at connect
+ * time, so the address checked is the one connected to (defeats DNS rebinding).
+ * Node does not call it for literal IPs: check those before connecting.
+ */
+export function createPolicyLookup(policy: NetworkPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', undefined);
+      let first: { address: string; family: 4 | 6 };
+      try {
+        first = firstAllowed(addresses, policy);
+      } catch (forbidden) {
+        return callback(forbidden as EndpointForbiddenError, '', undefined);
+      }
+      if (options.all) callback(null, addresses);
+      else callback(null, first.address, first.family);
+    });
+  };
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { handler as createSubscription } from '../../functions/create-subscription';
+import type { Subscription } from '../../lib/domain/model';
+import { documentClient } from '../../lib/store/dynamo-client';
+import { DynamoStore } from '../../lib/store/dynamo-store';
+import { uniqueCluster } from '../support/fixtures';
+import { httpApiEvent, invoke } from '../support/http-event';
+
+const tableName = process.env.TABLE_NAME ?? '';
+const store = new DynamoStore(documentClient(), tableName);
+
+async function countItems(prefix: string): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: 'begins_with(pk, :prefix)',
+        ExpressionAttributeValues: { ':prefix': prefix },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Items?.length ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+/** Runs `tasks` with at most `width` in flight at once. */
+async function pool<T>(tasks: (() => Promise<T>)[], width: number): Promise<T[]> {
+  const results: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < tasks.length) {
+        const index = next++;
+        const task = tasks[index];
+        if (task) results[index] = await task();
+      }
+    }),
+  );
+  return results;
+}
+
+describe('race safety and exact counters', () => {
+  it('creates exactly one subscription from 50 concurrent identical requests; the rest are 409s naming it', async () => {
+    const cluster = uniqueCluster();
+    const created = await store.createPublisher({
+      id: randomUUID(),
+      resourceAddress: `/${cluster}/site-1/node-1/sync/ptp-status/lock-state`,
+      endpointUri: undefined,
+      createdAt: new Date().toISOString(),
+    });
+    expect(created.created).toBe(true);
+    const before = (await store.counts()).subscriptions;
+    const body = {
+      ResourceAddress: `/${cluster}/site-1/node-1/sync`,
+      EndpointUri: 'http://127.0.0.1:9/events',
+    };
+
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        invoke(createSubscription, httpApiEvent({ method: 'POST', path: '/subscriptions', body })),
+      ),
+    );
+
+    const statuses = responses.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 409)).toHaveLength(49);
+    const winner = responses.find((r) => r.status === 201);
+    const locations = new Set(responses.filter((r) => r.status === 409).map((r) => r.headers.location));
+    expect([...locations]).toEqual([winner?.headers.location]);
+    expect((await store.counts()).subscriptions).toBe(before + 1);
+    expect(await store.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`)).toHaveLength(1);
+  });
+
+  it('keeps the counters equal to the real number of items after 1,000 random concurrent creates and deletes', async () => {
+    const cluster = uniqueCluster();
+    const owner = 'counter-test';
+    const before = await store.counts();
+    const live: Subscription[] = [];
+    const publishers: string[] = [];
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+
+    const tasks = Array.from({ length: 1000 }, (_, i) => async () => {
+      const roll = random();
+      if (roll < 0.1) {
+        const id = randomUUID();
+        const outcome = await store.createPublisher({
+          id,
+          resourceAddress: `/${cluster}/site-${i % 3}/node-${i}/sync`,
+          endpointUri: undefined,
+          createdAt: new Date().toISOString(),
+        });
+        if (outcome.created) publishers.push(id);
+      } else if (roll < 0.15 && publishers.length > 0) {
+        const id = publishers.splice(Math.floor(random() * publishers.length), 1)[0];
+        if (id) await store.deletePublisher(id);
+      } else if (roll < 0.6 || live.length === 0) {
+        // Some creates repeat an existing (address, endpoint) pair and must not count twice.
+        const endpoint = `http://127.0.0.1:9/${Math.floor(random() * 300)}`;
+        const subscription: Subscription = {
+          id: randomUUID(),
+          resourceAddress: `/${cluster}/site-${Math.floor(random() * 3)}`,
+          endpointUri: endpoint,
+          owner,
+          createdAt: new Date().toISOString(),
+        };
+        const outcome = await store.createSubscription(subscription);
+        if (outcome.created) live.push(subscription);
+      } else {
+        // Deletes race: the same subscription may be deleted twice at once; only one may count.
+        const victim = live[Math.floor(random() * live.length)];
+        if (victim && (await store.deleteSubscription(victim.id, owner))) {
+          live.splice(live.indexOf(victim), 1);
+        }
+      }
+    });
+    await pool(tasks, 24);
+
+    const counts = await store.counts();
+    expect(counts.subscriptions).toBe(await countItems('SUB#'));
+    expect(counts.subscriptions).toBe(await countItems('SUBKEY#'));
+    expect(counts.subscriptions - before.subscriptions).toBe(live.length);
+    expect(await store.listSubscriptions(owner)).toHaveLength(live.length);
+    expect(counts.publishers).toBe(await countItems('PUB#'));
+    expect(counts.publishers).toBe(await countItems('PUBADDR#'));
+    expect(counts.publishers - before.publishers).toBe(publishers.length);
+
+    const removed = await store.deleteAllSubscriptions(owner);
+    expect(removed).toBe(live.length);
+    expect((await store.counts()).subscriptions).toBe(before.subscriptions);
+    expect(await countItems('SUB#')).toBe(before.subscriptions);
+    expect(await countItems('SUBKEY#')).toBe(before.subscriptions);
+  }, 120_000);
+});

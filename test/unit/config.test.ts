@@ -1,0 +1,300 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../lib/config';
+
+type Env = Record<string, string | undefined>;
+
+const BASE_ENV: Env = { TABLE_NAME: 'ocloud-notifications-test' };
+
+function load(extra: Env = {}) {
+  return loadConfig({ ...BASE_ENV, ...extra });
+}
+
+/** Expects loadConfig to fail fast with a ConfigError whose message names `variable`. */
+function expectConfigError(env: Env, variable: string): ConfigError {
+  let thrown: unknown;
+  try {
+    loadConfig(env);
+  } catch (err) {
+    thrown = err;
+  }
+  expect(thrown, 'expected a ConfigError to be thrown').toBeInstanceOf(ConfigError);
+  const error = thrown as ConfigError;
+  expect(error).toBeInstanceOf(Error);
+  expect(error.message).toContain(variable);
+  return error;
+}
+
+describe('loadConfig: TABLE_NAME', () => {
+  const missing: ReadonlyArray<readonly [string, Env]> = [
+    ['an empty environment', {}],
+    ['TABLE_NAME undefined', { TABLE_NAME: undefined }],
+    ['TABLE_NAME empty', { TABLE_NAME: '' }],
+    ['TABLE_NAME only spaces', { TABLE_NAME: '   ' }],
+    ['TABLE_NAME only a tab and a newline', { TABLE_NAME: '\t\n' }],
+    ['other settings but no TABLE_NAME', { STAGE: 'prod', CONSUMER_AUTH: 'iam' }],
+  ];
+
+  it.each(missing)('is required: %s', (_name, env) => {
+    expectConfigError(env, 'TABLE_NAME');
+  });
+
+  it('is read and trimmed', () => {
+    expect(loadConfig({ TABLE_NAME: '  my-table  ' }).tableName).toBe('my-table');
+  });
+});
+
+describe('loadConfig: defaults', () => {
+  it('fills in every default when only TABLE_NAME is set', () => {
+    expect(load()).toEqual({
+      serviceName: 'ocloud-notifications',
+      serviceVersion: '0.1.0',
+      stage: 'local',
+      tableName: 'ocloud-notifications-test',
+      publicBaseUrl: undefined,
+      consumerAuth: 'none',
+      networkPolicy: { mode: 'allow-private', allowList: [] },
+      sanityCheckTimeoutMs: 2000,
+      deliveryTimeoutMs: 2000,
+      dedupTtlSeconds: 7 * 24 * 3600,
+    });
+  });
+
+  it('treats empty and blank values as unset', () => {
+    const config = load({
+      STAGE: '',
+      SERVICE_NAME: ' ',
+      SERVICE_VERSION: '',
+      PUBLIC_BASE_URL: '  ',
+      CONSUMER_AUTH: '',
+      ENDPOINT_NETWORK_POLICY: ' ',
+      ENDPOINT_ALLOW_LIST: '',
+      SANITY_CHECK_TIMEOUT_MS: '',
+      DELIVERY_TIMEOUT_MS: ' ',
+      DEDUP_TTL_SECONDS: '',
+    });
+    expect(config).toEqual(load());
+  });
+
+  it('does not modify the environment it reads', () => {
+    const env: Env = { ...BASE_ENV, STAGE: 'prod', ENDPOINT_ALLOW_LIST: ' 10.0.0.1 , 10.0.0.2 ' };
+    const copy = { ...env };
+    loadConfig(env);
+    expect(env).toEqual(copy);
+  });
+
+  it('ignores unrelated variables', () => {
+    expect(load({ PATH: '/usr/bin', AWS_REGION: 'eu-west-1', FOO: 'bar' })).toEqual(load());
+  });
+
+  it('reads SERVICE_NAME and SERVICE_VERSION', () => {
+    const config = load({ SERVICE_NAME: ' notify ', SERVICE_VERSION: '2.3.4' });
+    expect(config.serviceName).toBe('notify');
+    expect(config.serviceVersion).toBe('2.3.4');
+  });
+});
+
+describe('loadConfig: stage and network policy', () => {
+  const stages: ReadonlyArray<readonly [Env, string, string]> = [
+    // [env, stage, default network policy]
+    [{}, 'local', 'allow-private'],
+    [{ STAGE: 'local' }, 'local', 'allow-private'],
+    [{ STAGE: '  local  ' }, 'local', 'allow-private'],
+    [{ STAGE: 'prod' }, 'prod', 'public-only'],
+    [{ STAGE: 'dev' }, 'dev', 'public-only'],
+    [{ STAGE: 'staging' }, 'staging', 'public-only'],
+    [{ STAGE: 'test' }, 'test', 'public-only'],
+    [{ STAGE: 'localhost' }, 'localhost', 'public-only'],
+  ];
+
+  it.each(stages)('%j → stage %s, policy %s', (env, stage, mode) => {
+    const config = load(env);
+    expect(config.stage).toBe(stage);
+    expect(config.networkPolicy.mode).toBe(mode);
+  });
+
+  const overrides: ReadonlyArray<readonly [string, string]> = [
+    ['local', 'public-only'],
+    ['local', 'allow-private'],
+    ['prod', 'allow-private'],
+    ['prod', 'public-only'],
+  ];
+
+  it.each(overrides)('stage %s with ENDPOINT_NETWORK_POLICY=%s uses the setting', (stage, mode) => {
+    expect(load({ STAGE: stage, ENDPOINT_NETWORK_POLICY: mode }).networkPolicy.mode).toBe(mode);
+  });
+
+  it('trims ENDPOINT_NETWORK_POLICY', () => {
+    expect(load({ STAGE: 'prod', ENDPOINT_NETWORK_POLICY: ' allow-private ' }).networkPolicy.mode).toBe(
+      'allow-private',
+    );
+  });
+
+  const badModes = [
+    'private',
+    'public',
+    'PUBLIC-ONLY',
+    'Allow-Private',
+    'allow_private',
+    'none',
+    'allow-private,public-only',
+  ];
+
+  it.each(badModes)('refuses ENDPOINT_NETWORK_POLICY=%j, naming it', (mode) => {
+    expectConfigError({ ...BASE_ENV, ENDPOINT_NETWORK_POLICY: mode }, 'ENDPOINT_NETWORK_POLICY');
+  });
+});
+
+describe('loadConfig: ENDPOINT_ALLOW_LIST', () => {
+  const lists: ReadonlyArray<readonly [string, string[]]> = [
+    ['10.0.0.1', ['10.0.0.1']],
+    ['10.0.0.0/8,192.168.1.5', ['10.0.0.0/8', '192.168.1.5']],
+    [' 10.0.0.0/8 , 192.168.1.5 ', ['10.0.0.0/8', '192.168.1.5']],
+    ['10.0.0.0/8,,192.168.1.5,', ['10.0.0.0/8', '192.168.1.5']],
+    [',10.0.0.1', ['10.0.0.1']],
+    [', ,', []],
+    ['fd00::/8,::1,127.0.0.1/32', ['fd00::/8', '::1', '127.0.0.1/32']],
+  ];
+
+  it.each(lists)('%j → %j', (raw, expected) => {
+    expect(load({ ENDPOINT_ALLOW_LIST: raw }).networkPolicy.allowList).toEqual(expected);
+  });
+
+  it('is empty by default', () => {
+    expect(load().networkPolicy.allowList).toEqual([]);
+  });
+
+  // "A missing or malformed setting stops the function at start-up with a message naming it" (lib/config.ts).
+  it('refuses a malformed entry at load time, naming ENDPOINT_ALLOW_LIST', () => {
+    expectConfigError({ ...BASE_ENV, ENDPOINT_ALLOW_LIST: '10.0.0.1,not-an-address' }, 'ENDPOINT_ALLOW_LIST');
+    expectConfigError({ ...BASE_ENV, ENDPOINT_ALLOW_LIST: '10.0.0.0/33' }, 'ENDPOINT_ALLOW_LIST');
+  });
+});
+
+describe('loadConfig: CONSUMER_AUTH', () => {
+  it.each(['none', 'iam', 'jwt'])('accepts %s', (mode) => {
+    expect(load({ CONSUMER_AUTH: mode }).consumerAuth).toBe(mode);
+  });
+
+  it('trims the value', () => {
+    expect(load({ CONSUMER_AUTH: ' iam ' }).consumerAuth).toBe('iam');
+  });
+
+  it.each(['basic', 'IAM', 'None', 'oauth', 'true', 'iam,jwt'])(
+    'refuses %j, naming CONSUMER_AUTH',
+    (mode) => {
+      expectConfigError({ ...BASE_ENV, CONSUMER_AUTH: mode }, 'CONSUMER_AUTH');
+    },
+  );
+});
+
+describe('loadConfig: positive integers', () => {
+  const variables: ReadonlyArray<
+    readonly [string, 'sanityCheckTimeoutMs' | 'deliveryTimeoutMs' | 'dedupTtlSeconds']
+  > = [
+    ['SANITY_CHECK_TIMEOUT_MS', 'sanityCheckTimeoutMs'],
+    ['DELIVERY_TIMEOUT_MS', 'deliveryTimeoutMs'],
+    ['DEDUP_TTL_SECONDS', 'dedupTtlSeconds'],
+  ];
+
+  const good: ReadonlyArray<readonly [string, number]> = [
+    ['1', 1],
+    ['250', 250],
+    ['5000', 5000],
+    [' 3000 ', 3000],
+    ['0100', 100],
+    ['60000', 60000],
+  ];
+  const goodCases = variables.flatMap(([name, key]) => good.map(([raw, n]) => [name, key, raw, n] as const));
+
+  it.each(goodCases)('%s (%s) = %j → %d', (name, key, raw, n) => {
+    expect(load({ [name]: raw })[key]).toBe(n);
+  });
+
+  const bad = [
+    '0',
+    '00',
+    '-1',
+    '-100',
+    '1.5',
+    '2.0',
+    'abc',
+    '2s',
+    '2000ms',
+    '1e3',
+    '0x10',
+    '+5',
+    '1 000',
+    'NaN',
+    'Infinity',
+  ];
+  const badCases = variables.flatMap(([name]) => bad.map((raw) => [name, raw] as const));
+
+  // Node turns timer delays over 2^31-1 ms into 1 ms, so an absurd time-out would fire at once.
+  it.each([
+    ['SANITY_CHECK_TIMEOUT_MS', '60001'],
+    ['DELIVERY_TIMEOUT_MS', '3000000000'],
+    ['DEDUP_TTL_SECONDS', String(367 * 24 * 3600)],
+  ])('refuses %s = %s, above its maximum', (name, raw) => {
+    expectConfigError({ ...BASE_ENV, [name]: raw }, name);
+  });
+
+  it.each(badCases)('%s = %j fails fast naming the variable', (name, raw) => {
+    const error = expectConfigError({ ...BASE_ENV, [name]: raw }, name);
+    expect(error.message).toContain(raw.trim());
+  });
+});
+
+describe('loadConfig: PUBLIC_BASE_URL', () => {
+  const urls: ReadonlyArray<readonly [string, string]> = [
+    ['https://notify.example.com', 'https://notify.example.com'],
+    ['https://notify.example.com/', 'https://notify.example.com'],
+    ['https://notify.example.com/api/ocloudNotifications/v2', 'https://notify.example.com'],
+    ['https://notify.example.com/some/path?x=1#frag', 'https://notify.example.com'],
+    ['  https://notify.example.com/  ', 'https://notify.example.com'],
+    ['http://localhost:3000/', 'http://localhost:3000'],
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3000'],
+    ['https://notify.example.com:8443/x', 'https://notify.example.com:8443'],
+    ['https://notify.example.com:443/', 'https://notify.example.com'],
+    ['http://notify.example.com:80/', 'http://notify.example.com'],
+    ['HTTPS://Notify.Example.COM/', 'https://notify.example.com'],
+    ['http://[::1]:3000/', 'http://[::1]:3000'],
+  ];
+
+  it.each(urls)('%j → %s', (raw, origin) => {
+    expect(load({ PUBLIC_BASE_URL: raw }).publicBaseUrl).toBe(origin);
+  });
+
+  it('is undefined when unset', () => {
+    expect(load().publicBaseUrl).toBeUndefined();
+    expect(load({ PUBLIC_BASE_URL: '' }).publicBaseUrl).toBeUndefined();
+  });
+
+  const bad = [
+    'notify.example.com',
+    '/api/ocloudNotifications/v2',
+    'not a url',
+    'ftp://notify.example.com',
+    'mailto:ops@example.com',
+    'file:///tmp',
+  ];
+
+  it.each(bad)('refuses %j, naming PUBLIC_BASE_URL', (raw) => {
+    expectConfigError({ ...BASE_ENV, PUBLIC_BASE_URL: raw }, 'PUBLIC_BASE_URL');
+  });
+});
+
+describe('loadConfig: the first problem is reported even with other settings valid', () => {
+  const cases: ReadonlyArray<readonly [Env, string]> = [
+    [
+      { TABLE_NAME: 't', STAGE: 'prod', CONSUMER_AUTH: 'iam', DELIVERY_TIMEOUT_MS: 'soon' },
+      'DELIVERY_TIMEOUT_MS',
+    ],
+    [{ TABLE_NAME: 't', STAGE: 'prod', ENDPOINT_NETWORK_POLICY: 'open' }, 'ENDPOINT_NETWORK_POLICY'],
+    [{ TABLE_NAME: 't', PUBLIC_BASE_URL: 'example.com', DEDUP_TTL_SECONDS: '60' }, 'PUBLIC_BASE_URL'],
+    [{ STAGE: 'prod', PUBLIC_BASE_URL: 'https://notify.example.com' }, 'TABLE_NAME'],
+  ];
+
+  it.each(cases)('%j → names %s', (env, variable) => {
+    expectConfigError(env, variable);
+  });
+});
