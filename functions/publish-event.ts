@@ -1,12 +1,16 @@
 import { pathParameter } from '../lib/http/request';
 import { json } from '../lib/http/responses';
 import { httpRoute } from '../lib/http/route';
+import { metricsOf } from '../lib/metrics';
 import { publishers } from '../lib/services';
 
 export const handler = httpRoute(
-  async (event) => {
+  async (event, context) => {
     const result = await publishers().publish(pathParameter(event, 'publisherId'), event.body);
-    if (result.kind === 'accepted') return json(202, { accepted: true, event: result.event });
+    if (result.kind === 'accepted') {
+      metricsOf(context).count('EventsPublished');
+      return json(202, { accepted: true, event: result.event });
+    }
     return json(200, {
       accepted: false,
       reason: result.reason,

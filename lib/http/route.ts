@@ -1,6 +1,7 @@
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
+import { emitMetrics } from '../metrics';
 import { bodySizeLimit, problemDocuments, requestLogging } from './middleware';
 import type { HttpEvent } from './request';
 import type { HttpResponse } from './responses';
@@ -8,13 +9,15 @@ import type { HttpResponse } from './responses';
 export type RouteHandler = (event: HttpEvent, context: Context) => Promise<HttpResponse>;
 
 /**
- * Wraps one route's handler in the middlewares every route shares. The order matters: errors are
- * mapped last (outermost), and a body is size-checked before it is parsed.
+ * Wraps one route's handler in the middlewares every route shares: problem documents, structured
+ * logs, embedded metrics, and for JSON routes the size limit and the body parser. The order
+ * matters: errors are mapped last (outermost), and a body is size-checked before it is parsed.
  */
 export function httpRoute(route: RouteHandler, options: { jsonBody?: boolean } = {}) {
   const handler = middy<HttpEvent, HttpResponse, Error, Context>()
     .use(problemDocuments())
-    .use(requestLogging());
+    .use(requestLogging())
+    .use(emitMetrics<HttpEvent, HttpResponse>());
   if (options.jsonBody) {
     // Content-Type is not enforced: `curl -d` sends form encoding, and the body is JSON regardless.
     // (The option exists in the middleware but is missing from its type declarations.)

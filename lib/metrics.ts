@@ -1,0 +1,66 @@
+import type middy from '@middy/core';
+import { createMetricsLogger, Unit } from 'aws-embedded-metrics';
+import type { Context } from 'aws-lambda';
+import { config } from './config';
+
+/** CloudWatch embedded metrics of contract section 8: one namespace, dimensions Service and Stage. */
+export const NAMESPACE = 'OCloudNotifications';
+
+export type CountMetric =
+  | 'EventsPublished'
+  | 'ActiveSubscriptions'
+  | 'ActivePublishers'
+  | 'NotificationsDelivered'
+  | 'NotificationDeliveryFailures'
+  | 'NotificationsDeadLettered';
+
+export interface Metrics {
+  count(name: CountMetric, value?: number): void;
+  /** Milliseconds from acceptance of the event to the consumer's 2xx. */
+  deliveryLatency(milliseconds: number): void;
+}
+
+type ContextWithMetrics = Context & { metrics?: Metrics };
+
+/** The metrics of the current invocation, attached by `emitMetrics()`. */
+export function metricsOf(context: Context): Metrics {
+  const metrics = (context as ContextWithMetrics).metrics;
+  if (!metrics) throw new Error('metricsOf() needs the emitMetrics() middleware on this handler');
+  return metrics;
+}
+
+/**
+ * Gives each invocation its own metrics logger and flushes it (one EMF line on stdout) when the
+ * invocation ends, successfully or not. Nothing is printed when nothing was recorded.
+ */
+export function emitMetrics<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TResult, Error, Context> {
+  const flush = async (request: middy.Request<TEvent, TResult, Error, Context>) => {
+    const pending = (request.internal as { flushMetrics?: () => Promise<void> }).flushMetrics;
+    await pending?.();
+  };
+  return {
+    before: async (request) => {
+      const logger = createMetricsLogger();
+      logger.setNamespace(NAMESPACE);
+      logger.setDimensions({ Service: config().serviceName, Stage: config().stage });
+      logger.setProperty('RequestId', request.context.awsRequestId);
+      let recorded = false;
+      const metrics: Metrics = {
+        count(name, value = 1) {
+          logger.putMetric(name, value, Unit.Count);
+          recorded = true;
+        },
+        deliveryLatency(milliseconds) {
+          logger.putMetric('DeliveryLatency', milliseconds, Unit.Milliseconds);
+          recorded = true;
+        },
+      };
+      (request.context as ContextWithMetrics).metrics = metrics;
+      (request.internal as { flushMetrics?: () => Promise<void> }).flushMetrics = async () => {
+        if (recorded) await logger.flush();
+      };
+    },
+    after: flush,
+    onError: flush,
+  };
+}
