@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
+import { isServiceId } from './ids';
 import type { NotificationStore, PublisherState, Subscription } from './model';
 import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
 import { normaliseResourceAddress } from './resource-address';
@@ -62,6 +63,7 @@ export class Subscriptions {
   }
 
   async get(owner: string, id: string): Promise<Subscription> {
+    if (!isServiceId(id)) throw notFound(id);
     const subscription = await this.store.getSubscription(id);
     if (subscription?.owner !== owner) throw notFound(id);
     return subscription;
@@ -73,6 +75,7 @@ export class Subscriptions {
   }
 
   async delete(owner: string, id: string): Promise<void> {
+    if (!isServiceId(id)) throw notFound(id);
     const deleted = await this.store.deleteSubscription(id, owner);
     if (!deleted) throw notFound(id);
   }
@@ -102,5 +105,9 @@ function toAccepted(state: PublishedState): AcceptedEvent {
 }
 
 function notFound(id: string): NotFoundError {
-  return new NotFoundError(`Subscription ${id} does not exist`);
+  return new NotFoundError(`Subscription ${clip(id)} does not exist`);
+}
+
+function clip(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

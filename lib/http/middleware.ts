@@ -47,9 +47,7 @@ export function bodySizeLimit(maxBytes = MAX_BODY_BYTES): Middleware {
   return {
     before: async ({ event }) => {
       if (typeof event.body !== 'string') return;
-      const bytes = event.isBase64Encoded
-        ? Math.floor((event.body.length * 3) / 4)
-        : Buffer.byteLength(event.body, 'utf8');
+      const bytes = Buffer.byteLength(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
       if (bytes > maxBytes) {
         throw new PayloadTooLargeError(
           `The request body is ${bytes} bytes; at most ${maxBytes} bytes are accepted`,
