@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import { type NotificationEvent, validateEvent } from './event';
+import { isServiceId } from './ids';
 import type { NotificationStore, Publisher } from './model';
 import type { DeliveryPort } from './ports';
 import { normaliseResourceAddress } from './resource-address';
@@ -43,6 +44,7 @@ export class Publishers {
   }
 
   async get(id: string): Promise<Publisher> {
+    if (!isServiceId(id)) throw notFound(id);
     const publisher = await this.store.getPublisher(id);
     if (!publisher) throw notFound(id);
     return publisher;
@@ -53,6 +55,7 @@ export class Publishers {
   }
 
   async delete(id: string): Promise<void> {
+    if (!isServiceId(id)) throw notFound(id);
     if (!(await this.store.deletePublisher(id))) throw notFound(id);
   }
 
@@ -91,5 +94,5 @@ export class Publishers {
 }
 
 function notFound(id: string): NotFoundError {
-  return new NotFoundError(`Publisher ${id} does not exist`);
+  return new NotFoundError(`Publisher ${id.length > 80 ? `${id.slice(0, 77)}...` : id} does not exist`);
 }

@@ -1,0 +1,737 @@
+/**
+ * End to end over real HTTP: serverless offline (the handlers as esbuild bundles them, the routes
+ * of serverless.yml) against the run's DynamoDB Local, with a real consumer endpoint on 127.0.0.1.
+ * What a new user sees from outside. Offline is started once for the whole file.
+ *
+ * Tests run in order and share the stage's table; each test uses its own cluster name, except the
+ * table-wide checks (empty publisher list first, delete-all last).
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable, freePort } from '../../scripts/dynamodb-local.mjs';
+import { API_PATH, type Offline, startOffline } from '../../scripts/offline.mjs';
+import { type Consumer, startConsumer } from '../support/consumer';
+import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+
+const LOCAL_TABLE = 'ocloud-notifications-local';
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+let api: Offline;
+const consumers: Consumer[] = [];
+
+interface Reply {
+  status: number;
+  headers: Headers;
+  raw: string;
+  // biome-ignore lint/suspicious/noExplicitAny: parsed JSON, inspected by the assertions
+  body: any;
+}
+
+/** One request to the API; `path` is relative to the base path. Redirects are never followed. */
+async function call(
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
+  const response = await fetch(`${api.url}${path}`, {
+    method,
+    redirect: 'manual',
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...options.headers,
+    },
+    body,
+    signal: AbortSignal.timeout(20_000),
+  });
+  const raw = await response.text();
+  const type = response.headers.get('content-type') ?? '';
+  return {
+    status: response.status,
+    headers: response.headers,
+    raw,
+    body: /json/.test(type) && raw ? JSON.parse(raw) : raw,
+  };
+}
+
+function expectProblem(reply: Reply, status: number): void {
+  expect(reply.status, reply.raw).toBe(status);
+  expect(reply.headers.get('content-type') ?? '').toMatch(/^application\/problem\+json/);
+  expect(reply.body).toMatchObject({ type: 'about:blank', status });
+  expect(typeof reply.body.title).toBe('string');
+  expect(typeof reply.body.detail).toBe('string');
+  expect(reply.body.detail.length).toBeGreaterThan(0);
+  expect(reply.raw).not.toMatch(/\bat .*\.(js|ts):\d+/); // no stack traces
+}
+
+async function newConsumer(...args: Parameters<typeof startConsumer>): Promise<Consumer> {
+  const consumer = await startConsumer(...args);
+  consumers.push(consumer);
+  return consumer;
+}
+
+async function registerPublisher(resourceAddress: string): Promise<{ id: string; location: string }> {
+  const reply = await call('POST', '/publishers', { body: { ResourceAddress: resourceAddress } });
+  expect(reply.status, reply.raw).toBe(201);
+  return { id: reply.body.SubscriptionId, location: reply.body.UriLocation };
+}
+
+async function publish(publisherId: string, event: unknown): Promise<Reply> {
+  return call('POST', `/publishers/${publisherId}/events`, { body: event });
+}
+
+/** `/cluster/site-3/node-7` for a fresh cluster, and the lock-state publisher address under it. */
+function freshNode(): { node: string; address: string } {
+  const node = `/${uniqueCluster()}/site-3/node-7`;
+  return { node, address: `${node}/sync/ptp-status/lock-state` };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** True when offline answered with its own Lambda error (time-out, crash) instead of the handler's reply. */
+function isLambdaError(reply: Reply): boolean {
+  return typeof reply.body === 'object' && reply.body !== null && 'errorType' in reply.body;
+}
+
+/**
+ * Offline starts a worker per function on first use (~0.1–1 s, far more on a loaded machine).
+ * One harmless request per route, repeated if offline reports a Lambda time-out, so that the
+ * tests measure the service rather than cold starts. The cold case has a test of its own.
+ */
+async function warmUp(): Promise<void> {
+  const id = randomUUID();
+  const requests: [string, string, unknown?][] = [
+    ['GET', '/subscriptions'],
+    ['POST', '/subscriptions', {}],
+    ['GET', `/subscriptions/${id}`],
+    ['DELETE', `/subscriptions/${id}`],
+    ['DELETE', '/subscriptions'],
+    ['GET', `/${uniqueCluster()}/site/node/CurrentState`],
+    ['GET', '/publishers'],
+    ['POST', '/publishers', {}],
+    ['GET', `/publishers/${id}`],
+    ['DELETE', `/publishers/${id}`],
+    ['POST', `/publishers/${id}/events`, {}],
+  ];
+  for (const [method, path, body] of requests) {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      if (!isLambdaError(await call(method, path, { body }))) break;
+    }
+  }
+}
+
+beforeAll(async () => {
+  const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+  if (!endpoint) throw new Error('AWS_ENDPOINT_URL_DYNAMODB is not set (test/support/env.ts)');
+  await ensureTable({ endpoint, tableName: LOCAL_TABLE });
+  api = await startOffline({ port: await freePort(), dynamoEndpoint: endpoint, quiet: true });
+  await warmUp();
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(consumers.map((consumer) => consumer.close()));
+  await api?.stop();
+});
+
+describe('offline start-up', () => {
+  it('serves the API under the base path on 127.0.0.1', () => {
+    expect(api.url).toBe(`http://127.0.0.1:${api.port}${API_PATH}`);
+  });
+});
+
+describe('routing: every route answers on its method and path', () => {
+  // Runs before any publisher is registered: the table is new to this file.
+  it('GET /publishers is the list route (404 "no publisher"), not the CurrentState catch-all', async () => {
+    const reply = await call('GET', '/publishers');
+    expectProblem(reply, 404);
+    expect(reply.body.detail).toMatch(/no publisher is registered/i);
+    expect(reply.body.detail).not.toMatch(/CurrentState/);
+  });
+
+  it('GET /health is the health route: 200 text/plain OK', async () => {
+    const reply = await call('GET', '/health');
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get('content-type') ?? '').toMatch(/^text\/plain/);
+    expect(reply.raw).toBe('OK');
+  });
+
+  it('GET /subscriptions is the list route: 200 with a JSON array', async () => {
+    const reply = await call('GET', '/subscriptions');
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+    expect(Array.isArray(reply.body)).toBe(true);
+  });
+
+  it('GET /subscriptions/{id} is the get route: its own 404 for an unknown id', async () => {
+    for (const id of [randomUUID(), 'not-a-uuid']) {
+      const reply = await call('GET', `/subscriptions/${id}`);
+      expectProblem(reply, 404);
+      expect(reply.body.detail).toContain(`Subscription ${id}`);
+      expect(reply.body.detail).not.toMatch(/CurrentState/);
+    }
+  });
+
+  it('GET /publishers/{id} is the get route: its own 404 for an unknown id', async () => {
+    const id = randomUUID();
+    const reply = await call('GET', `/publishers/${id}`);
+    expectProblem(reply, 404);
+    expect(reply.body.detail).toContain(`Publisher ${id}`);
+    expect(reply.body.detail).not.toMatch(/CurrentState/);
+  });
+
+  it('the specific GET routes answer 200 with their own bodies once there is data', async () => {
+    const { node, address } = freshNode();
+    const consumer = await newConsumer();
+    const publisher = await registerPublisher(address);
+    const created = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: node, EndpointUri: consumer.url },
+    });
+    expect(created.status, created.raw).toBe(201);
+
+    const list = await call('GET', '/publishers');
+    expect(list.status, list.raw).toBe(200);
+    expect(list.body).toContainEqual({
+      SubscriptionId: publisher.id,
+      UriLocation: publisher.location,
+      ResourceAddress: address,
+    });
+
+    const one = await call('GET', `/publishers/${publisher.id}`);
+    expect(one.status, one.raw).toBe(200);
+    expect(one.body).toEqual({
+      SubscriptionId: publisher.id,
+      UriLocation: `${api.url}/publishers/${publisher.id}`,
+      ResourceAddress: address,
+    });
+
+    const subscription = await call('GET', `/subscriptions/${created.body.SubscriptionId}`);
+    expect(subscription.status, subscription.raw).toBe(200);
+    expect(subscription.body).toEqual(created.body);
+
+    const subscriptions = await call('GET', '/subscriptions');
+    expect(subscriptions.status).toBe(200);
+    expect(subscriptions.body).toContainEqual(created.body);
+  });
+
+  it('POST /publishers/{id}/events is routed (404 for an unknown publisher, 400 for a bad event)', async () => {
+    const { node, address } = freshNode();
+    const unknown = await publish(randomUUID(), lockStateEvent({ node }));
+    expectProblem(unknown, 404);
+    expect(unknown.body.detail).toMatch(/Publisher .* does not exist/);
+
+    const publisher = await registerPublisher(address);
+    const bad = await publish(publisher.id, { ...lockStateEvent({ node }), specversion: '0.3' });
+    expectProblem(bad, 400);
+    expect(bad.body.detail).toContain('specversion');
+  });
+
+  it('DELETE /subscriptions/{id} and DELETE /publishers/{id} are routed (404 for unknown ids)', async () => {
+    expectProblem(await call('DELETE', `/subscriptions/${randomUUID()}`), 404);
+    expectProblem(await call('DELETE', `/publishers/${randomUUID()}`), 404);
+  });
+
+  it('a method a path does not have is not routed (404, never a handler 2xx)', async () => {
+    for (const [method, path] of [
+      ['PUT', '/subscriptions'],
+      ['PATCH', `/subscriptions/${randomUUID()}`],
+      ['POST', '/health'],
+      ['PUT', `/publishers/${randomUUID()}`],
+      ['GET', `/publishers/${randomUUID()}/events`],
+    ] as const) {
+      const reply = await call(method, path);
+      expect(reply.status, `${method} ${path}: ${reply.raw}`).toBe(404);
+    }
+  });
+
+  it('GET /{ResourceAddress}/CurrentState is served by the catch-all', async () => {
+    const { address } = freshNode();
+    const reply = await call('GET', `${address}/CurrentState`);
+    expectProblem(reply, 404);
+    expect(reply.body.detail).toContain(`No publisher is registered at ${address}`);
+  });
+});
+
+describe('CurrentState over HTTP', () => {
+  const cluster = uniqueCluster();
+  const address = `/${cluster}/site-3/rack-1/node-7/sync/ptp-status/lock-state`;
+  let event: ReturnType<typeof lockStateEvent>;
+
+  beforeAll(async () => {
+    const publisher = await registerPublisher(address);
+    event = lockStateEvent({ node: `/${cluster}/site-3/rack-1/node-7`, value: 'LOCKED' });
+    const accepted = await publish(publisher.id, event);
+    expect(accepted.status, accepted.raw).toBe(202);
+  });
+
+  it('answers 200 with the latest event for an address of many segments', async () => {
+    const reply = await call('GET', `${address}/CurrentState`);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+    expect(reply.body).toEqual(event);
+  });
+
+  it('decodes a percent-encoded segment (node%2D7)', async () => {
+    const reply = await call(
+      'GET',
+      `/${cluster}/site-3/rack-1/node%2D7/sync/ptp-status/lock-state/CurrentState`,
+    );
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.body).toEqual(event);
+  });
+
+  it('accepts the address with a trailing "/" before /CurrentState (normalised away)', async () => {
+    const reply = await call('GET', `${address}//CurrentState`);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.body).toEqual(event);
+  });
+
+  it('serves addresses whose cluster is named like a route (subscriptions, publishers, health)', async () => {
+    for (const cluster of ['subscriptions', 'publishers', 'health']) {
+      const node = `/${cluster}/site-${randomUUID().slice(0, 8)}/node-7`;
+      const publisher = await registerPublisher(`${node}/sync/ptp-status/lock-state`);
+      const published = lockStateEvent({ node });
+      expect((await publish(publisher.id, published)).status).toBe(202);
+      const reply = await call('GET', `${node}/sync/ptp-status/lock-state/CurrentState`);
+      expect(reply.status, `${cluster}: ${reply.raw}`).toBe(200);
+      expect(reply.body).toEqual(published);
+    }
+  });
+
+  it('404 problem for /CurrentState under an address with no publisher', async () => {
+    const reply = await call(
+      'GET',
+      `/${cluster}/site-3/rack-1/node-8/sync/ptp-status/lock-state/CurrentState`,
+    );
+    expectProblem(reply, 404);
+  });
+
+  it('404 problem for a covering address that is not itself a publisher (no inclusive pull)', async () => {
+    const reply = await call('GET', `/${cluster}/site-3/rack-1/node-7/sync/CurrentState`);
+    expectProblem(reply, 404);
+  });
+
+  it('404 problem for a path without /CurrentState', async () => {
+    for (const path of [
+      address,
+      `${address}/currentstate`,
+      `${address}/CurrentState/extra`,
+      '/CurrentState',
+    ]) {
+      const reply = await call('GET', path);
+      expectProblem(reply, 404);
+    }
+  });
+
+  it('400 problem for a malformed address', async () => {
+    for (const path of [
+      `/${cluster}/site-3/no*de/sync/CurrentState`, // wildcard
+      `/${cluster}/site-3/node%2A7/sync/CurrentState`, // encoded wildcard
+      `/${cluster}/site-3/node%207/sync/CurrentState`, // encoded space
+      `/${cluster}/site-3/node%2F7/sync/CurrentState`, // encoded "/"
+      `/${cluster}/site-3/node,7/sync/CurrentState`, // character outside the segment set
+    ]) {
+      const reply = await call('GET', path);
+      expect(reply.status, `${path}: ${reply.raw}`).toBe(400);
+      expectProblem(reply, 400);
+    }
+  });
+
+  it('400 for broken percent-encoding (%ZZ), answered by the HTTP layer before any handler', async () => {
+    // Offline's HTTP server (hapi) refuses the URL itself, with its own JSON body rather than a
+    // problem document; API Gateway likewise answers such a URL without invoking a Lambda.
+    const reply = await call('GET', `/${cluster}/site-3/node%ZZ/sync/CurrentState`);
+    expect(reply.status, reply.raw).toBe(400);
+    expect(reply.raw).not.toMatch(/stack/i);
+  });
+});
+
+describe('the full user flow', () => {
+  const { node, address } = freshNode();
+  const subscribed = `${node}/sync`; // inclusive: covers the lock-state publisher under it
+  let consumer: Consumer;
+  let publisherId: string;
+  let subscription: {
+    SubscriptionId: string;
+    UriLocation: string;
+    ResourceAddress: string;
+    EndpointUri: string;
+  };
+  let event: ReturnType<typeof lockStateEvent>;
+
+  it('registers a publisher: 201 with Location equal to UriLocation', async () => {
+    const reply = await call('POST', '/publishers', { body: { ResourceAddress: `${address}/` } });
+    expect(reply.status, reply.raw).toBe(201);
+    expect(reply.body.SubscriptionId).toMatch(UUID_V4);
+    expect(reply.body.ResourceAddress).toBe(address); // trailing "/" removed
+    expect(reply.body.UriLocation).toBe(`${api.url}/publishers/${reply.body.SubscriptionId}`);
+    expect(reply.headers.get('location')).toBe(reply.body.UriLocation);
+    publisherId = reply.body.SubscriptionId;
+
+    const again = await call('POST', '/publishers', { body: { ResourceAddress: address } });
+    expectProblem(again, 409);
+    expect(again.headers.get('location')).toBe(reply.body.UriLocation);
+    expect(again.body.detail).toContain(reply.body.UriLocation);
+  });
+
+  it('CurrentState is 404 while the publisher has published nothing', async () => {
+    const reply = await call('GET', `${address}/CurrentState`);
+    expectProblem(reply, 404);
+    expect(reply.body.detail).toMatch(/not published/);
+  });
+
+  it('subscribes a consumer: 201, Location = UriLocation = http://127.0.0.1:<port>/.../subscriptions/<uuid>', async () => {
+    consumer = await newConsumer();
+    const reply = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: subscribed, EndpointUri: consumer.url, SubscriptionId: 'ignored' },
+    });
+    expect(reply.status, reply.raw).toBe(201);
+    expect(reply.headers.get('content-type') ?? '').toMatch(/^application\/json/);
+    const id = reply.body.SubscriptionId;
+    expect(id).toMatch(UUID_V4);
+    expect(reply.body).toEqual({
+      SubscriptionId: id,
+      UriLocation: `http://127.0.0.1:${api.port}/api/ocloudNotifications/v2/subscriptions/${id}`,
+      ResourceAddress: subscribed,
+      EndpointUri: consumer.url,
+    });
+    expect(reply.headers.get('location')).toBe(reply.body.UriLocation);
+    subscription = reply.body;
+    // No state yet: no initial notification.
+    expect(consumer.received).toHaveLength(0);
+  });
+
+  it('the UriLocation can be fetched as is', async () => {
+    const response = await fetch(subscription.UriLocation, { redirect: 'manual' });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual(subscription);
+  });
+
+  it('lists it, also filtered by ResourceAddress; a malformed filter is 400', async () => {
+    const filtered = await call('GET', `/subscriptions?ResourceAddress=${encodeURIComponent(subscribed)}`);
+    expect(filtered.status, filtered.raw).toBe(200);
+    expect(filtered.body).toEqual([subscription]);
+
+    const other = await call('GET', `/subscriptions?ResourceAddress=${encodeURIComponent(`${node}/other`)}`);
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual([]);
+
+    expectProblem(await call('GET', `/subscriptions?ResourceAddress=${encodeURIComponent('/a/*')}`), 400);
+  });
+
+  it('publishes an event: 202, and the consumer receives it with the webhook headers', async () => {
+    event = lockStateEvent({ node, value: 'HOLDOVER' });
+    const before = Math.floor(Date.now() / 1000);
+    const reply = await publish(publisherId, event);
+    expect(reply.status, reply.raw).toBe(202);
+
+    const [received] = await consumer.waitFor(1);
+    if (!received) throw new Error('no notification');
+    expect(received.method).toBe('POST');
+    expect(received.path).toBe('/events');
+    expect(received.body).toEqual(event);
+    expect(received.headers['content-type']).toMatch(/^application\/json/);
+    expect(received.headers['webhook-id']).toMatch(/\S/);
+    const timestamp = Number(received.headers['webhook-timestamp']);
+    expect(Number.isInteger(timestamp)).toBe(true);
+    expect(timestamp).toBeGreaterThanOrEqual(before - 1);
+    expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
+    expect(received.headers['user-agent']).toMatch(/ocloud-notifications/);
+    expect(received.headers['user-agent']).toContain('0.1.0');
+  });
+
+  it('CurrentState returns the event', async () => {
+    const reply = await call('GET', `${address}/CurrentState`);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.body).toEqual(event);
+  });
+
+  it('a repeated event is 200, stored nowhere and delivered to no one', async () => {
+    const reply = await publish(publisherId, event);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: false, reason: 'duplicate' });
+    await sleep(500);
+    expect(consumer.received).toHaveLength(1);
+  });
+
+  it('an older event is 200 and does not replace the current state', async () => {
+    const older = lockStateEvent({ node, value: 'FREERUN', time: '2020-01-01T00:00:00Z' });
+    const reply = await publish(publisherId, older);
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.body).toMatchObject({ accepted: false, reason: 'stale' });
+    const current = await call('GET', `${address}/CurrentState`);
+    expect(current.body).toEqual(event);
+    await sleep(300);
+    expect(consumer.received).toHaveLength(1);
+  });
+
+  it('a second consumer subscribing now gets the current state as its initial notification', async () => {
+    const second = await newConsumer();
+    const reply = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: address, EndpointUri: second.url },
+    });
+    expect(reply.status, reply.raw).toBe(201);
+    // The sanity check happens before the 201.
+    expect(second.received).toHaveLength(1);
+    const [initial] = second.received;
+    expect(initial?.body).toEqual(event);
+    expect(initial?.headers['content-type']).toMatch(/^application\/json/);
+    expect(initial?.headers['webhook-id']).toMatch(/\S/);
+    expect(initial?.headers['webhook-timestamp']).toMatch(/^\d+$/);
+    expect(initial?.headers['user-agent']).toMatch(/ocloud-notifications/);
+
+    // Both subscriptions now receive the next event.
+    const next = lockStateEvent({ node, value: 'LOCKED' });
+    expect((await publish(publisherId, next)).status).toBe(202);
+    await second.waitFor(2);
+    await consumer.waitFor(2);
+    expect(second.received[1]?.body).toEqual(next);
+    expect(consumer.received[1]?.body).toEqual(next);
+    event = next;
+  });
+
+  it('a consumer whose endpoint refuses the initial notification is 400 and not stored', async () => {
+    const refusing = await newConsumer([{ status: 500 }]);
+    const reply = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: address, EndpointUri: refusing.url },
+    });
+    expectProblem(reply, 400);
+    expect(refusing.received).toHaveLength(1);
+    const list = await call('GET', `/subscriptions?ResourceAddress=${encodeURIComponent(address)}`);
+    expect(list.body.map((info: { EndpointUri: string }) => info.EndpointUri)).not.toContain(refusing.url);
+  });
+
+  it('subscribing to an address with no publisher at or under it is 404', async () => {
+    const reply = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: `${node}/nothing-here`, EndpointUri: consumer.url },
+    });
+    expectProblem(reply, 404);
+  });
+
+  it('the duplicate subscribe is 409 naming the existing subscription in Location', async () => {
+    const received = consumer.received.length;
+    const reply = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: `${subscribed}/`, EndpointUri: consumer.url },
+    });
+    expectProblem(reply, 409);
+    expect(reply.headers.get('location')).toBe(subscription.UriLocation);
+    expect(reply.body.detail).toContain(subscription.UriLocation);
+    await sleep(300);
+    expect(consumer.received).toHaveLength(received); // no second initial notification
+  });
+
+  it('DELETE the subscription: 204 with an empty body; then GET and DELETE are 404', async () => {
+    const reply = await call('DELETE', `/subscriptions/${subscription.SubscriptionId}`);
+    expect(reply.status).toBe(204);
+    expect(reply.raw).toBe('');
+    expectProblem(await call('GET', `/subscriptions/${subscription.SubscriptionId}`), 404);
+    expectProblem(await call('DELETE', `/subscriptions/${subscription.SubscriptionId}`), 404);
+  });
+
+  it('a deleted subscription receives nothing more', async () => {
+    const received = consumer.received.length;
+    expect((await publish(publisherId, lockStateEvent({ node, value: 'FREERUN' }))).status).toBe(202);
+    await sleep(500);
+    expect(consumer.received).toHaveLength(received);
+  });
+
+  it('DELETE the publisher: 204, its state goes with it', async () => {
+    const reply = await call('DELETE', `/publishers/${publisherId}`);
+    expect(reply.status).toBe(204);
+    expect(reply.raw).toBe('');
+    expectProblem(await call('GET', `/publishers/${publisherId}`), 404);
+    expectProblem(await call('GET', `${address}/CurrentState`), 404);
+    expectProblem(await publish(publisherId, lockStateEvent({ node })), 404);
+  });
+});
+
+describe('headers and bodies through offline', () => {
+  it('400 problem for a malformed JSON body on every JSON route', async () => {
+    const { address } = freshNode();
+    const publisher = await registerPublisher(address);
+    for (const path of ['/subscriptions', '/publishers', `/publishers/${publisher.id}/events`]) {
+      const reply = await call('POST', path, { body: '{"ResourceAddress": ' });
+      expectProblem(reply, 400);
+      expect(reply.body.detail, path).toMatch(/JSON/);
+    }
+  });
+
+  it('400 problem for a body that is JSON but not an object', async () => {
+    for (const body of ['[]', '"text"', '42', 'null']) {
+      expectProblem(await call('POST', '/subscriptions', { body }), 400);
+      expectProblem(await call('POST', '/publishers', { body }), 400);
+    }
+  });
+
+  it('400 problem for an empty body', async () => {
+    expectProblem(await call('POST', '/publishers', { body: '' }), 400);
+  });
+
+  it('413 problem for a body over 64 KiB; exactly 64 KiB is read', async () => {
+    const { address } = freshNode();
+    const sized = (bytes: number) => {
+      const head = `{"ResourceAddress":"${address}","padding":"`;
+      const tail = '"}';
+      return `${head}${'x'.repeat(bytes - head.length - tail.length)}${tail}`;
+    };
+    const over = await call('POST', '/publishers', { body: sized(64 * 1024 + 1) });
+    expectProblem(over, 413);
+    const overSubscribe = await call('POST', '/subscriptions', { body: sized(100 * 1024) });
+    expectProblem(overSubscribe, 413);
+
+    const exact = await call('POST', '/publishers', { body: sized(64 * 1024) });
+    expect(exact.status, exact.raw).toBe(201); // unknown members are ignored
+    const overEvent = await call('POST', `/publishers/${exact.body.SubscriptionId}/events`, {
+      body: sized(65 * 1024),
+    });
+    expectProblem(overEvent, 413);
+  });
+
+  it('`curl -d` style requests (form content type, JSON body) are parsed as JSON', async () => {
+    const { node, address } = freshNode();
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const created = await call('POST', '/publishers', {
+      body: JSON.stringify({ ResourceAddress: address }),
+      headers: form,
+    });
+    expect(created.status, created.raw).toBe(201);
+    expect(created.body.ResourceAddress).toBe(address);
+
+    const event = lockStateEvent({ node });
+    const published = await call('POST', `/publishers/${created.body.SubscriptionId}/events`, {
+      body: JSON.stringify(event),
+      headers: form,
+    });
+    expect(published.status, published.raw).toBe(202);
+
+    const consumer = await newConsumer();
+    const subscribed = await call('POST', '/subscriptions', {
+      body: JSON.stringify({ ResourceAddress: address, EndpointUri: consumer.url }),
+      headers: form,
+    });
+    expect(subscribed.status, subscribed.raw).toBe(201);
+    expect(consumer.received[0]?.body).toEqual(event);
+  });
+
+  it('a JSON body sent as text/plain or with no content type is parsed too', async () => {
+    const { address } = freshNode();
+    const plain = await call('POST', '/publishers', {
+      body: JSON.stringify({ ResourceAddress: address }),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(plain.status, plain.raw).toBe(201);
+
+    const response = await fetch(`${api.url}/publishers`, {
+      method: 'POST',
+      redirect: 'manual',
+      body: new Blob([JSON.stringify({ ResourceAddress: `${address}-2` })]), // no content-type at all
+    });
+    expect(response.status, await response.clone().text()).toBe(201);
+    await response.body?.cancel();
+  });
+
+  it('application/json; charset=utf-8 is accepted', async () => {
+    const { address } = freshNode();
+    const reply = await call('POST', '/publishers', {
+      body: { ResourceAddress: address },
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(reply.status, reply.raw).toBe(201);
+  });
+
+  it('400 problems name the member to fix', async () => {
+    const consumer = await newConsumer();
+    const missing = await call('POST', '/subscriptions', { body: { EndpointUri: consumer.url } });
+    expectProblem(missing, 400);
+    expect(missing.body.detail).toContain('ResourceAddress');
+
+    const wildcard = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: '/c/site/*', EndpointUri: consumer.url },
+    });
+    expectProblem(wildcard, 400);
+    expect(wildcard.body.detail).toMatch(/wildcard/);
+
+    const badUri = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: freshNode().address, EndpointUri: 'ftp://example.com/x' },
+    });
+    expectProblem(badUri, 400);
+    expect(badUri.body.detail).toContain('EndpointUri');
+  });
+});
+
+describe('concurrency over HTTP', () => {
+  const parallel = (count: number, send: () => Promise<Reply>) =>
+    Promise.all(Array.from({ length: count }, send));
+  const summary = (replies: Reply[]) =>
+    JSON.stringify(
+      replies.map((reply) =>
+        isLambdaError(reply) ? `${reply.status}:${reply.body.errorType}` : reply.status,
+      ),
+    );
+
+  it('50 concurrent identical POST /publishers from cold: one 201, 49 409s, no Lambda time-out', async () => {
+    // No warm-up: what a new user sees when a burst reaches `npm start`. Each concurrent request
+    // gets a fresh offline worker; a worker that misses the 10 s Lambda time-out is answered by
+    // offline itself (as HTTP 200 with errorType/stackTrace), which is what this test catches.
+    const { address } = freshNode();
+    const replies = await parallel(50, () =>
+      call('POST', '/publishers', { body: { ResourceAddress: address } }),
+    );
+    expect(replies.filter(isLambdaError), summary(replies)).toHaveLength(0);
+    const created = replies.filter((reply) => reply.status === 201);
+    const conflicts = replies.filter((reply) => reply.status === 409);
+    expect(created, summary(replies)).toHaveLength(1);
+    expect(conflicts, summary(replies)).toHaveLength(49);
+    const location = created[0]?.headers.get('location');
+    for (const conflict of conflicts) expect(conflict.headers.get('location')).toBe(location);
+  }, 60_000);
+
+  it('50 concurrent identical POST /subscriptions: one 201, 49 409s naming the same Location', async () => {
+    // Offline runs one worker per in-flight request: start 50 createSubscription workers first
+    // (invalid bodies, 400), so that this test is about the service, not about cold starts.
+    for (let wave = 0; wave < 4; wave++) {
+      const warm = await parallel(50, () => call('POST', '/subscriptions', { body: {} }));
+      if (!warm.some(isLambdaError)) break;
+    }
+    const { node, address } = freshNode();
+    await registerPublisher(address);
+    const consumer = await newConsumer();
+    const body = { ResourceAddress: `${node}/sync`, EndpointUri: consumer.url };
+    const replies = await parallel(50, () => call('POST', '/subscriptions', { body }));
+
+    const created = replies.filter((reply) => reply.status === 201);
+    const conflicts = replies.filter((reply) => reply.status === 409);
+    expect(created, summary(replies)).toHaveLength(1);
+    expect(conflicts, summary(replies)).toHaveLength(49);
+
+    const location = created[0]?.body.UriLocation;
+    expect(location).toMatch(new RegExp(`^${api.url}/subscriptions/[0-9a-f-]{36}$`));
+    expect(created[0]?.headers.get('location')).toBe(location);
+    for (const conflict of conflicts) {
+      expectProblem(conflict, 409);
+      expect(conflict.headers.get('location')).toBe(location);
+      expect(conflict.body.detail).toContain(location);
+    }
+    const listed = await call('GET', `/subscriptions?ResourceAddress=${encodeURIComponent(`${node}/sync`)}`);
+    expect(listed.body).toEqual([created[0]?.body]);
+  }, 120_000);
+});
+
+describe('table-wide: delete all', () => {
+  it('DELETE /subscriptions: 204 with an empty body, then the list is []', async () => {
+    const reply = await call('DELETE', '/subscriptions');
+    expect(reply.status, reply.raw).toBe(204);
+    expect(reply.raw).toBe('');
+    const list = await call('GET', '/subscriptions');
+    expect(list.status).toBe(200);
+    expect(list.raw).toBe('[]');
+
+    const again = await call('DELETE', '/subscriptions');
+    expect(again.status).toBe(204);
+    expect(again.raw).toBe('');
+  });
+});
