@@ -1,0 +1,131 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uniqueCluster } from '../support/fixtures';
+import { httpApiEvent, invoke } from '../support/http-event';
+
+/**
+ * With consumer authentication on, a subscription belongs to the principal that created it.
+ * The setting is read once at start-up, so this file sets it before importing any handler.
+ */
+process.env.CONSUMER_AUTH = 'iam';
+const { handler: createPublisher } = await import('../../functions/create-publisher');
+const { handler: createSubscription } = await import('../../functions/create-subscription');
+const { handler: listSubscriptions } = await import('../../functions/list-subscriptions');
+const { handler: getSubscription } = await import('../../functions/get-subscription');
+const { handler: deleteSubscription } = await import('../../functions/delete-subscription');
+const { handler: deleteAllSubscriptions } = await import('../../functions/delete-all-subscriptions');
+
+const ALICE = 'arn:aws:sts::123456789012:assumed-role/vdu-a/alice';
+const BOB = 'arn:aws:sts::123456789012:assumed-role/vdu-b/bob';
+const as = (userArn: string) => ({ iam: { userArn, accountId: '123456789012' } });
+
+let address: string;
+
+beforeAll(async () => {
+  address = `/${uniqueCluster()}/site-1/node-1/sync`;
+  const registered = await invoke(
+    createPublisher,
+    httpApiEvent({
+      method: 'POST',
+      path: '/publishers',
+      body: { ResourceAddress: `${address}/ptp-status/lock-state` },
+    }),
+  );
+  expect(registered.status).toBe(201);
+});
+
+async function subscribe(principal: string, endpoint: string) {
+  return invoke(
+    createSubscription,
+    httpApiEvent({
+      method: 'POST',
+      path: '/subscriptions',
+      body: { ResourceAddress: address, EndpointUri: endpoint },
+      authorizer: as(principal),
+    }),
+  );
+}
+
+const idOf = (response: { body: unknown }) => (response.body as { SubscriptionId: string }).SubscriptionId;
+
+async function list(principal: string): Promise<string[]> {
+  const response = await invoke(
+    listSubscriptions,
+    httpApiEvent({ method: 'GET', path: '/subscriptions', authorizer: as(principal) }),
+  );
+  expect(response.status).toBe(200);
+  return (response.body as { SubscriptionId: string }[]).map((s) => s.SubscriptionId).sort();
+}
+
+describe('subscriptions belong to the principal that created them', () => {
+  it('lists, gets and deletes only the caller’s own subscriptions; another principal’s id is 404', async () => {
+    const alice = idOf(await subscribe(ALICE, 'http://127.0.0.1:9/alice'));
+    const bob = idOf(await subscribe(BOB, 'http://127.0.0.1:9/bob'));
+
+    expect(await list(ALICE)).toEqual([alice]);
+    expect(await list(BOB)).toEqual([bob]);
+
+    const aliceReadsBob = await invoke(
+      getSubscription,
+      httpApiEvent({
+        method: 'GET',
+        path: `/subscriptions/${bob}`,
+        pathParameters: { subscriptionId: bob },
+        authorizer: as(ALICE),
+      }),
+    );
+    expect(aliceReadsBob.status).toBe(404);
+    expect(aliceReadsBob.headers['content-type']).toBe('application/problem+json');
+
+    const aliceDeletesBob = await invoke(
+      deleteSubscription,
+      httpApiEvent({
+        method: 'DELETE',
+        path: `/subscriptions/${bob}`,
+        pathParameters: { subscriptionId: bob },
+        authorizer: as(ALICE),
+      }),
+    );
+    expect(aliceDeletesBob.status).toBe(404);
+    expect(await list(BOB)).toEqual([bob]);
+
+    const bobReadsBob = await invoke(
+      getSubscription,
+      httpApiEvent({
+        method: 'GET',
+        path: `/subscriptions/${bob}`,
+        pathParameters: { subscriptionId: bob },
+        authorizer: as(BOB),
+      }),
+    );
+    expect(bobReadsBob.status).toBe(200);
+  });
+
+  it('lets two principals subscribe the same endpoint to the same address without a 409', async () => {
+    const endpoint = 'http://127.0.0.1:9/shared';
+    expect((await subscribe(ALICE, endpoint)).status).toBe(201);
+    expect((await subscribe(BOB, endpoint)).status).toBe(201);
+    expect((await subscribe(ALICE, endpoint)).status).toBe(409);
+  });
+
+  it('deletes all of the caller’s subscriptions and none of anyone else’s', async () => {
+    const carol = 'arn:aws:iam::123456789012:user/carol';
+    const dave = 'arn:aws:iam::123456789012:user/dave';
+    await subscribe(carol, 'http://127.0.0.1:9/carol-1');
+    await subscribe(carol, 'http://127.0.0.1:9/carol-2');
+    const daves = idOf(await subscribe(dave, 'http://127.0.0.1:9/dave'));
+
+    const response = await invoke(
+      deleteAllSubscriptions,
+      httpApiEvent({ method: 'DELETE', path: '/subscriptions', authorizer: as(carol) }),
+    );
+    expect(response.status).toBe(204);
+    expect(await list(carol)).toEqual([]);
+    expect(await list(dave)).toEqual([daves]);
+  });
+
+  it('answers 401 when the authoriser established no principal', async () => {
+    const response = await invoke(listSubscriptions, httpApiEvent({ method: 'GET', path: '/subscriptions' }));
+    expect(response.status).toBe(401);
+    expect(response.body).toMatchObject({ type: 'about:blank', title: 'Unauthorized', status: 401 });
+  });
+});
