@@ -114,3 +114,79 @@ export function config(): Config {
   loaded ??= loadConfig(process.env);
   return loaded;
 }
+
+/** Where the delivery queues are: SQS in a deployment, the local HTTP queue of `npm start` and tests. */
+export type QueueConfig =
+  | { readonly kind: 'local'; readonly url: string }
+  | {
+      readonly kind: 'sqs';
+      readonly fanOutUrl: string;
+      readonly deliveryUrl: string;
+      readonly deadLetterUrl: string;
+    };
+
+/**
+ * The settings of queued delivery, apart from `Config` because only the functions that enqueue
+ * or deliver need them (a health check must not fail for a missing queue URL).
+ */
+export interface DeliveryConfig {
+  readonly queue: QueueConfig;
+  /** How long a notification is retried before it is dead-lettered. */
+  readonly retryWindowSeconds: number;
+  /** Exponential back-off: the first retry waits about `backoffBaseMs`, none more than `backoffMaxMs`. */
+  readonly backoffBaseMs: number;
+  readonly backoffMaxMs: number;
+}
+
+function httpUrl(env: Env, name: string): string {
+  const raw = required(env, name);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`environment variable ${name} must be an absolute URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new ConfigError(`environment variable ${name} must be an http or https URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function queueConfig(env: Env): QueueConfig {
+  // The local stage also carries the SQS variables, as unusable placeholders: the local queue wins.
+  if (env.LOCAL_QUEUE_URL?.trim()) return { kind: 'local', url: httpUrl(env, 'LOCAL_QUEUE_URL') };
+  return {
+    kind: 'sqs',
+    fanOutUrl: httpUrl(env, 'FANOUT_QUEUE_URL'),
+    deliveryUrl: httpUrl(env, 'DELIVERY_QUEUE_URL'),
+    deadLetterUrl: httpUrl(env, 'DEAD_LETTER_QUEUE_URL'),
+  };
+}
+
+/** SQS keeps a message at most 14 days and hides it at most 12 hours at a time. */
+const MAX_RETRY_WINDOW_SECONDS = 14 * 24 * 3600;
+const MAX_BACKOFF_MS = 12 * 3600 * 1000;
+
+export function loadDeliveryConfig(env: Env): DeliveryConfig {
+  const backoffBaseMs = positiveInt(env, 'DELIVERY_BACKOFF_BASE_MS', 1000, 3_600_000);
+  const backoffMaxMs = positiveInt(env, 'DELIVERY_BACKOFF_MAX_MS', 300_000, MAX_BACKOFF_MS);
+  if (backoffMaxMs < backoffBaseMs) {
+    throw new ConfigError(
+      `environment variable DELIVERY_BACKOFF_MAX_MS (${backoffMaxMs}) must not be below DELIVERY_BACKOFF_BASE_MS (${backoffBaseMs})`,
+    );
+  }
+  return {
+    queue: queueConfig(env),
+    retryWindowSeconds: positiveInt(env, 'DELIVERY_RETRY_WINDOW_SECONDS', 3600, MAX_RETRY_WINDOW_SECONDS),
+    backoffBaseMs,
+    backoffMaxMs,
+  };
+}
+
+let loadedDelivery: DeliveryConfig | undefined;
+
+/** The delivery settings, loaded on first use by a function that enqueues or delivers, then kept. */
+export function deliveryConfig(): DeliveryConfig {
+  loadedDelivery ??= loadDeliveryConfig(process.env);
+  return loadedDelivery;
+}

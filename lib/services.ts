@@ -1,11 +1,17 @@
-import { config } from './config';
-import { DirectDelivery } from './delivery/direct-delivery';
+import { config, deliveryConfig } from './config';
+import { Deliverer } from './delivery/deliverer';
+import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
+import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
+import { QueuedDelivery } from './delivery/queued-delivery';
 import type { NotificationStore } from './domain/model';
 import type { DeliveryPort } from './domain/ports';
 import { Publishers } from './domain/publishers';
 import { Subscriptions } from './domain/subscriptions';
+import { LocalHttpQueue } from './queue/local-http-queue';
+import type { QueuePort } from './queue/queue-port';
+import { SqsQueue } from './queue/sqs-queue';
 import { documentClient } from './store/dynamo-client';
 import { DynamoStore } from './store/dynamo-store';
 
@@ -27,9 +33,40 @@ export const store = once<NotificationStore>(() => new DynamoStore(documentClien
 
 export const networkPolicy = once<NetworkPolicy>(() => createNetworkPolicy(config().networkPolicy));
 
-export const delivery = once<DeliveryPort>(
-  () => new DirectDelivery(store(), networkPolicy(), config().deliveryTimeoutMs, userAgent()),
-);
+/** SQS when deployed; the local HTTP queue when LOCAL_QUEUE_URL is set (`npm start`, tests). */
+export const queue = once<QueuePort>(() => {
+  const settings = deliveryConfig().queue;
+  return settings.kind === 'local'
+    ? new LocalHttpQueue(settings.url)
+    : new SqsQueue({
+        'fan-out': settings.fanOutUrl,
+        delivery: settings.deliveryUrl,
+        'dead-letter': settings.deadLetterUrl,
+      });
+});
+
+// The queue is resolved at the first send, so that a route which never enqueues (a subscribe to an
+// address without states) does not need the queue settings.
+const queueOnFirstUse: QueuePort = {
+  send: (name, messages) => queue().send(name, messages),
+  changeVisibility: (name, receiptHandle, timeoutMs) =>
+    queue().changeVisibility(name, receiptHandle, timeoutMs),
+};
+
+export const delivery = once<DeliveryPort>(() => new QueuedDelivery(queueOnFirstUse, store()));
+
+export const fanOut = once(() => new FanOut(store(), queue()));
+
+export const deliveryBatch = once(() => {
+  const settings = deliveryConfig();
+  const deliverer = new Deliverer(store(), networkPolicy(), {
+    timeoutMs: config().deliveryTimeoutMs,
+    userAgent: userAgent(),
+    retryWindowMs: settings.retryWindowSeconds * 1000,
+    backoff: { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs },
+  });
+  return new DeliveryBatch(deliverer, queue());
+});
 
 export const subscriptions = once(
   () =>

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import type { LocalQueue } from './local-queue.mjs';
 
 export interface OfflineOptions {
   /** HTTP port on 127.0.0.1; 0 or undefined picks a free one. */
@@ -13,6 +14,10 @@ export interface OfflineOptions {
   quiet?: boolean;
   /** Readiness time-out, default 60 000. */
   timeoutMs?: number;
+  /** Start the local queue and its poller (default true): delivery then runs through fanOut and deliver. */
+  localQueue?: boolean;
+  /** Called for every message put on the dead-letter queue. */
+  onDeadLetter?: (message: { body: string; deadLetterSourceQueue: string | undefined }) => void;
 }
 
 export interface Offline {
@@ -24,6 +29,10 @@ export interface Offline {
   process: ChildProcess;
   /** The last 50 000 characters it printed. */
   output(): string;
+  /** serverless offline's Lambda invoke endpoint. */
+  lambdaPort: number;
+  /** The local queue, when started. */
+  queue: LocalQueue | undefined;
 }
 
 export const API_PATH: string;

@@ -11,6 +11,9 @@
  * @property {string} [stage] Default "local".
  * @property {boolean} [quiet] Do not forward serverless' output (it is still captured for errors).
  * @property {number} [timeoutMs] Readiness time-out, default 60 000.
+ * @property {boolean} [localQueue] Start the local queue and its poller (default true): delivery
+ *   then runs as in the cloud, through the fanOut and deliver functions.
+ * @property {(message: { body: string, deadLetterSourceQueue: string | undefined }) => void} [onDeadLetter]
  *
  * @typedef {object} Offline
  * @property {string} url API root, e.g. http://127.0.0.1:3000/api/ocloudNotifications/v2
@@ -18,10 +21,13 @@
  * @property {() => Promise<void>} stop Kills the whole process group; resolves once it exited.
  * @property {import("node:child_process").ChildProcess} process
  * @property {() => string} output The last 50 000 characters it printed.
+ * @property {number} lambdaPort serverless offline's Lambda invoke endpoint
+ * @property {import('./local-queue.mjs').LocalQueue | undefined} queue the local queue, when started
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local.mjs';
+import { lambdaInvoker, startLocalQueue } from './local-queue.mjs';
 
 export const API_PATH = '/api/ocloudNotifications/v2';
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
@@ -38,10 +44,15 @@ export async function startOffline({
   stage = 'local',
   quiet = false,
   timeoutMs = 60_000,
+  localQueue = true,
+  onDeadLetter,
 }) {
   const httpPort = port || (await freePort());
   await assertPortFree(httpPort);
   const lambdaPort = await freePort();
+  // The queue listens first, so that its URL reaches the functions (serverless.yml maps
+  // LOCAL_QUEUE_URL into their environment); it polls once offline's Lambda endpoint is up.
+  const queue = localQueue ? await startLocalQueue(onDeadLetter ? { onDeadLetter } : {}) : undefined;
   // Flags as defined in node_modules/serverless-offline/src/config/commandOptions.js.
   const args = [
     SERVERLESS_BIN,
@@ -56,6 +67,8 @@ export async function startOffline({
     '--lambdaPort',
     String(lambdaPort),
     '--noPrependStageInUrl',
+    // Locally every route is open (contract section 5); offline cannot run IAM authorisers anyway.
+    '--noAuth',
   ];
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_DIR,
@@ -70,6 +83,7 @@ export async function startOffline({
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AWS_EMF_ENVIRONMENT: 'Local',
+      ...(queue ? { LOCAL_QUEUE_URL: queue.url } : {}),
       ...env,
     },
   });
@@ -87,10 +101,14 @@ export async function startOffline({
   }
 
   const url = `http://127.0.0.1:${httpPort}${API_PATH}`;
-  const stop = () => stopChild(child, true);
+  const stop = async () => {
+    await queue?.stop();
+    await stopChild(child, true);
+  };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) {
+      await queue?.stop();
       throw new Error(
         `serverless offline exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`,
       );
@@ -110,5 +128,6 @@ export async function startOffline({
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  return { url, port: httpPort, stop, process: child, output: () => output };
+  queue?.startPolling(lambdaInvoker({ port: lambdaPort }));
+  return { url, port: httpPort, lambdaPort, queue, stop, process: child, output: () => output };
 }

@@ -13,6 +13,23 @@ export const STAGE = 'local';
 export const TABLE_NAME = `ocloud-notifications-${STAGE}`;
 const DATA_DIR = fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
 
+/**
+ * Dead letters are rare and always need a person: say which subscription, which event and why.
+ * @param {{ body: string, deadLetterSourceQueue: string | undefined }} message
+ */
+function reportDeadLetter({ body, deadLetterSourceQueue }) {
+  try {
+    const letter = JSON.parse(body);
+    const what = letter.event ? `event ${letter.event.source} ${letter.event.id}` : 'a message';
+    const why = deadLetterSourceQueue
+      ? `received too often on the ${deadLetterSourceQueue} queue`
+      : (letter.reason ?? 'no reason given');
+    console.error(`dead-lettered: ${what} for subscription ${letter.subscriptionId ?? '?'}: ${why}`);
+  } catch {
+    console.error(`dead-lettered from ${deadLetterSourceQueue ?? 'delivery'}: ${body.slice(0, 200)}`);
+  }
+}
+
 async function main() {
   const port = Number(process.env.PORT || 3000);
   const dynamoPort = Number(process.env.DYNAMODB_PORT || 0);
@@ -43,7 +60,12 @@ async function main() {
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     console.log(`DynamoDB Local at ${db.endpoint}, table ${TABLE_NAME}, data in .data/dynamodb`);
 
-    const offline = await startOffline({ port, dynamoEndpoint: db.endpoint, stage: STAGE }).catch((error) => {
+    const offline = await startOffline({
+      port,
+      dynamoEndpoint: db.endpoint,
+      stage: STAGE,
+      onDeadLetter: reportDeadLetter,
+    }).catch((error) => {
       // Its output was forwarded already: keep only the headline.
       throw new Error(String(error.message).split('\n')[0]);
     });
@@ -53,6 +75,9 @@ async function main() {
       console.error(`serverless offline exited (${code ?? signal}); stopping.`);
       shutdown(code ?? 1);
     });
+    console.log(
+      `Local delivery queue at ${offline.queue?.url} (dead letters: GET ${offline.queue?.url}/queues/dead-letter/messages)`,
+    );
     console.log(`\nO-Cloud Notification API ready at ${offline.url}\n`);
   } catch (error) {
     if (stopping) return;

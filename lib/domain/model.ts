@@ -41,6 +41,34 @@ export interface EventToAccept {
   readonly dedupExpiresAt: number;
 }
 
+/** The delivery progress of one subscription for one publisher address. */
+export interface DeliveryCursorKey {
+  readonly subscriptionId: string;
+  readonly resourceAddress: string;
+}
+
+/** One delivery attempt of one event, as the ordering cursor sees it. */
+export interface DeliveryAttempt extends DeliveryCursorKey {
+  /** The event's `time` as a key that sorts in time order. */
+  readonly timeKey: string;
+  /** Tells two events with the same time apart: `<source>#<id>`. */
+  readonly eventKey: string;
+  /** Unique per attempt: only the holder of the lease may complete or release it. */
+  readonly leaseOwner: string;
+  /** Epoch milliseconds of the attempt and of the end of its lease. */
+  readonly now: number;
+  readonly leaseUntil: number;
+  /** Unix seconds after which the cursor may be forgotten; refreshed by every write. */
+  readonly expiresAt: number;
+}
+
+export type LeaseOutcome =
+  | { readonly kind: 'acquired' }
+  /** The subscription already received this event or a newer one for the address. */
+  | { readonly kind: 'superseded' }
+  /** Another attempt for the same subscription and address is in flight until `leaseUntil`. */
+  | { readonly kind: 'leased'; readonly leaseUntil: number };
+
 /** The persistence port of the domain. `lib/store/dynamo-store.ts` is its one adapter. */
 export interface NotificationStore {
   findSubscriptionId(
@@ -65,6 +93,18 @@ export interface NotificationStore {
   statesUnder(resourceAddress: string): Promise<PublisherState[]>;
   getState(resourceAddress: string): Promise<PublisherState | undefined>;
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
+  /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
+  forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;
+
+  /**
+   * Takes the lease of the (subscription, address) cursor for one attempt, unless the event is not
+   * newer than the one delivered last or another attempt holds the lease.
+   */
+  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome>;
+  /** Records the attempt's event as the newest delivered and frees the lease. */
+  completeDelivery(attempt: DeliveryAttempt): Promise<void>;
+  /** Frees the lease without moving the cursor (the attempt failed). */
+  releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void>;
 
   counts(): Promise<{ subscriptions: number; publishers: number }>;
   ping(): Promise<void>;

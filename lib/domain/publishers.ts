@@ -74,12 +74,20 @@ export class Publishers {
     });
     if (outcome === 'unknown-publisher') throw notFound(publisherId);
     if (outcome !== 'accepted') return { kind: 'ignored', reason: outcome, event };
-    await this.delivery.eventAccepted({
-      publisherId,
-      resourceAddress: publisher.resourceAddress,
-      event,
-      acceptedAt: acceptedAt.toISOString(),
-    });
+    try {
+      await this.delivery.eventAccepted({
+        publisherId,
+        resourceAddress: publisher.resourceAddress,
+        event,
+        acceptedAt: acceptedAt.toISOString(),
+      });
+    } catch (error) {
+      // The event is the current state already, but nobody will be notified of it. Forgetting its
+      // (source, id) lets the producer's retry of this request be accepted and delivered; the error
+      // (a 503 with Retry-After when the queue is unavailable) tells it to retry.
+      await this.store.forgetAcceptedEvent(publisherId, event.source, event.id);
+      throw error;
+    }
     return { kind: 'accepted', event };
   }
 

@@ -58,6 +58,8 @@ export class Subscriptions {
     };
     const outcome = await this.store.createSubscription(subscription);
     if (!outcome.created) return { kind: 'exists', existingId: outcome.existingId };
+    // A fan-out of the same event still under way must not send it a second time.
+    if (newest) await this.delivery.initialDelivered(subscription, toAccepted(newest));
     if (others.length > 0) await this.delivery.currentStatesFor(subscription, others.map(toAccepted));
     return { kind: 'created', subscription };
   }

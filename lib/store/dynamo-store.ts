@@ -1,6 +1,7 @@
 import { type AttributeValue, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   QueryCommand,
@@ -13,12 +14,15 @@ import type { NotificationEvent } from '../domain/event';
 import type {
   AcceptOutcome,
   CreateOutcome,
+  DeliveryAttempt,
   EventToAccept,
+  LeaseOutcome,
   NotificationStore,
   Publisher,
   PublisherState,
   Subscription,
 } from '../domain/model';
+import { DeliveryCursors } from './delivery-cursors';
 import { type CounterKind, INDEX, keys } from './keys';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -29,10 +33,14 @@ const DELETE_ALL_CHUNK = 25;
 const TRANSACTION_ATTEMPTS = 12;
 
 export class DynamoStore implements NotificationStore {
+  private readonly cursors: DeliveryCursors;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+  ) {
+    this.cursors = new DeliveryCursors(client, tableName);
+  }
 
   async findSubscriptionId(owner: string, address: string, endpointUri: string): Promise<string | undefined> {
     const item = await this.get(keys.subscriptionUniqueness(owner, address, endpointUri));
@@ -290,6 +298,24 @@ export class DynamoStore implements NotificationStore {
     return current?.publisherId === e.publisherId ? 'stale' : 'unknown-publisher';
   }
 
+  async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {
+    await this.client.send(
+      new DeleteCommand({ TableName: this.tableName, Key: keys.acceptedEvent(publisherId, source, id) }),
+    );
+  }
+
+  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome> {
+    return this.cursors.acquire(attempt);
+  }
+
+  completeDelivery(attempt: DeliveryAttempt): Promise<void> {
+    return this.cursors.complete(attempt);
+  }
+
+  releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void> {
+    return this.cursors.release(attempt);
+  }
+
   async counts(): Promise<{ subscriptions: number; publishers: number }> {
     const totals = { subscriptions: 0, publishers: 0 };
     for await (const page of this.pages({
@@ -349,6 +375,10 @@ export class DynamoStore implements NotificationStore {
   }
 
   private async get(key: Item): Promise<Item | undefined> {
+    // DynamoDB refuses a sort key over 1,024 bytes or a partition key over 2,048; no item has one,
+    // so such a key (an over-long id in a path) finds nothing rather than failing the request.
+    if (Buffer.byteLength(String(key.pk)) > 2048 || Buffer.byteLength(String(key.sk)) > 1024)
+      return undefined;
     const result = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: key, ConsistentRead: true }),
     );

@@ -35,6 +35,14 @@ export const keys = {
     treeSk: `${address}/`,
   }),
   treePartition,
+  /**
+   * Delivery progress of one subscription for one publisher address: the newest delivered event
+   * and the lease of the attempt in flight. In the subscription's partition, so it is found with it.
+   */
+  deliveryCursor: (subscriptionId: string, address: string) => ({
+    pk: `SUB#${subscriptionId}`,
+    sk: `CURSOR#${address}`,
+  }),
   acceptedEvent: (publisherId: string, source: string, id: string) => ({
     pk: `EVENT#${publisherId}#${source}#${id}`,
     sk: 'EVENT',

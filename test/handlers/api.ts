@@ -19,6 +19,10 @@ import { handler as publishEventHandler } from '../../functions/publish-event';
 import { type Consumer, type Reply, startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
+import { useQueuedDelivery } from '../support/queued-delivery';
+
+// Publishing enqueues; the in-process local queue delivers, as under `npm start`.
+export const deliveryQueue = useQueuedDelivery();
 
 export const BASE_PATH = '/api/ocloudNotifications/v2';
 /** What `UriLocation` starts with for the default `host` / `x-forwarded-proto` of httpApiEvent. */

@@ -9,6 +9,9 @@ import { handler as publishEvent } from '../../functions/publish-event';
 import { captureEmf, metricValues } from '../support/emf';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke, lambdaContext } from '../support/http-event';
+import { useQueuedDelivery } from '../support/queued-delivery';
+
+useQueuedDelivery();
 
 const DIMENSIONS = [['Service', 'Stage']];
 const DIMENSION_VALUES = { Service: 'ocloud-notifications', Stage: 'local' };

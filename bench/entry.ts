@@ -1,0 +1,6 @@
+/** What bench/fanout.mjs drives, bundled by esbuild (no TypeScript runner is installed). */
+export { handler as deliverHandler } from '../functions/deliver';
+export { handler as fanOutHandler } from '../functions/fan-out';
+export { postJson } from '../lib/delivery/http-sender';
+export { createNetworkPolicy } from '../lib/delivery/network-policy';
+export { publishers, store } from '../lib/services';

@@ -1,0 +1,267 @@
+// @ts-check
+/**
+ * Fan-out benchmark (not a test): one event to 10,000 subscriptions, delivered through the real
+ * fan-out and deliver handlers and the local queue to a sink on 127.0.0.1, against DynamoDB Local;
+ * compared with a plain concurrent POST loop of the same 10,000 payloads to the same sink. Then the
+ * p50/p99 delivery latency of a fast consumer while another consumer of the same address hangs,
+ * beside the same figures with no hanging consumer. Only 127.0.0.1 traffic; bounded in time.
+ *
+ *   npm run bench:fanout        (SUBSCRIBERS, default 10000; EVENTS for the latency runs, default 40)
+ *
+ * The handlers run in this process (the local queue's poller calls them directly), as under
+ * serverless offline but without its worker threads, so the figures are the delivery code's own.
+ */
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
+import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
+
+const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
+const EVENTS = Number(process.env.EVENTS || 40);
+const SINK_CONCURRENCY = 64; // the sender's agent keeps at most 64 sockets per host
+const DEADLINE_MS = 10 * 60_000;
+const TABLE = 'bench-fanout';
+
+const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** @param {number[]} values @param {number} p */
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** A sink that answers 204, or never answers on /hang; it records arrival times per path prefix. */
+async function startSink() {
+  /** @type {Map<string, number[]>} */
+  const arrivals = new Map();
+  /** @type {Map<string, number>} event id → arrival at /fast */
+  const fast = new Map();
+  /** @type {Set<string>} */
+  const paths = new Set();
+  const server = http.createServer((req, res) => {
+    const chunks = /** @type {Buffer[]} */ ([]);
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const at = Date.now();
+      const kind = (req.url ?? '').split('/')[1] ?? '';
+      if (kind === 'hang') return;
+      res.writeHead(204).end();
+      const list = arrivals.get(kind) ?? [];
+      list.push(at);
+      arrivals.set(kind, list);
+      paths.add(req.url ?? '');
+      if (kind === 'fast') fast.set(JSON.parse(Buffer.concat(chunks).toString()).id, at);
+    });
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: (/** @type {string} */ path) => `http://127.0.0.1:${port}${path}`,
+    count: (/** @type {string} */ kind) => arrivals.get(kind)?.length ?? 0,
+    distinct: (/** @type {string} */ kind) =>
+      [...paths].filter((path) => path.startsWith(`/${kind}/`)).length,
+    fast,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve(undefined)));
+    },
+  };
+}
+
+/** @param {() => boolean} done @param {string} what */
+async function until(done, what, timeoutMs = 5 * 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}
+
+/** @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
+async function pool(count, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+async function main() {
+  const watchdog = setTimeout(() => {
+    print('benchmark: over its time limit, stopping');
+    process.exit(1);
+  }, DEADLINE_MS);
+  watchdog.unref();
+
+  const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
+  const sink = await startSink();
+  const queue = await startLocalQueue({
+    consumers: DEFAULT_CONSUMERS.map((c) => ({
+      ...c,
+      concurrency: c.queue === 'delivery' ? 16 : c.concurrency,
+    })),
+    log: (text) => print(text),
+  });
+  const realLog = console.log;
+  try {
+    await ensureTable({ endpoint: db.endpoint, tableName: TABLE });
+    Object.assign(process.env, {
+      TABLE_NAME: TABLE,
+      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
+      AWS_REGION: 'us-east-1',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_EMF_ENVIRONMENT: 'Local',
+      STAGE: 'local',
+      LOG_LEVEL: 'error',
+      LOCAL_QUEUE_URL: queue.url,
+    });
+    const outfile = join(tmpdir(), `ocloud-bench-${randomUUID()}.cjs`);
+    await build({
+      entryPoints: [fileURLToPath(new URL('./entry.ts', import.meta.url))],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node20',
+      outfile,
+      logLevel: 'error',
+    });
+    const lib = createRequire(import.meta.url)(outfile);
+    console.log = () => undefined; // the handlers' embedded metrics, one line per invocation
+
+    const context = () => ({ awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 30_000 });
+    queue.startPolling((key, event) =>
+      key === 'fanOut' ? lib.fanOutHandler(event, context()) : lib.deliverHandler(event, context()),
+    );
+
+    // --- 10,000 subscribers of one address -------------------------------------------------
+    const address = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1/sync/ptp-status/lock-state`;
+    const publisher = await lib.publishers().register({ ResourceAddress: address });
+    const publisherId = publisher.publisher.id;
+    const seeding = Date.now();
+    await pool(SUBSCRIBERS, 64, (i) =>
+      lib.store().createSubscription({
+        id: randomUUID(),
+        resourceAddress: address,
+        endpointUri: sink.url(`/bulk/${i}`),
+        owner: 'anonymous',
+        createdAt: new Date().toISOString(),
+      }),
+    );
+    print(`seeded ${SUBSCRIBERS} subscriptions in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+
+    const event = lockEvent(address, 'HOLDOVER');
+    const started = Date.now();
+    const result = await lib.publishers().publish(publisherId, event);
+    const publishMs = Date.now() - started;
+    if (result.kind !== 'accepted') throw new Error(`publish was ${result.kind}`);
+    await until(() => sink.distinct('bulk') >= SUBSCRIBERS, 'every delivery');
+    const fanOutMs = Date.now() - started;
+    await until(() => queue.idle(), 'the queues to drain');
+
+    const body = JSON.stringify(event);
+    const policy = lib.createNetworkPolicy({ mode: 'allow-private' });
+    const plainStarted = Date.now();
+    await pool(SUBSCRIBERS, SINK_CONCURRENCY, (i) =>
+      lib.postJson(sink.url(`/plain/${i}`), body, { timeoutMs: 2000, policy, userAgent: 'bench/1' }),
+    );
+    const plainMs = Date.now() - plainStarted;
+
+    print('');
+    print(`fan-out to ${SUBSCRIBERS} subscriptions (publish → last 2xx at the sink)`);
+    print(`  publish answered in          ${publishMs} ms (one fan-out message enqueued)`);
+    const repeats = sink.count('bulk') - sink.distinct('bulk');
+    print(
+      `  delivered                    ${sink.distinct('bulk')} of ${SUBSCRIBERS} (+${repeats} repeats: at-least-once)`,
+    );
+    print(
+      `  wall time                    ${(fanOutMs / 1000).toFixed(2)} s (${Math.round((SUBSCRIBERS * 1000) / fanOutMs)}/s)`,
+    );
+    print(
+      `  plain POST loop, ${SINK_CONCURRENCY} at once  ${(plainMs / 1000).toFixed(2)} s (${Math.round((SUBSCRIBERS * 1000) / plainMs)}/s)`,
+    );
+    print(`  ratio queued / plain         ${(fanOutMs / plainMs).toFixed(1)}×`);
+
+    // --- a fast consumer, beside a hanging one or alone ------------------------------------
+    /** @param {boolean} withHanging */
+    const latencyRun = async (withHanging) => {
+      const node = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1`;
+      const lockAddress = `${node}/sync/ptp-status/lock-state`;
+      const registered = await lib.publishers().register({ ResourceAddress: lockAddress });
+      const id = registered.publisher.id;
+      for (const path of withHanging ? ['/fast', '/hang'] : ['/fast']) {
+        await lib.store().createSubscription({
+          id: randomUUID(),
+          resourceAddress: lockAddress,
+          endpointUri: sink.url(`${path}/${randomUUID()}`),
+          owner: 'anonymous',
+          createdAt: new Date().toISOString(),
+        });
+      }
+      /** @type {Array<{ id: string, acceptedAt: number }>} */
+      const sent = [];
+      for (let i = 0; i < EVENTS; i++) {
+        const e = lockEvent(lockAddress, ['HOLDOVER', 'FREERUN', 'LOCKED'][i % 3] ?? 'LOCKED');
+        const acceptedAt = Date.now();
+        await lib.publishers().publish(id, e);
+        sent.push({ id: e.id, acceptedAt });
+        await sleep(50);
+      }
+      await until(() => sent.every((s) => sink.fast.has(s.id)), 'the fast consumer', 60_000).catch(
+        () => undefined,
+      );
+      const latencies = sent
+        .filter((s) => sink.fast.has(s.id))
+        .map((s) => (sink.fast.get(s.id) ?? 0) - s.acceptedAt);
+      return { delivered: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+    };
+    const alone = await latencyRun(false);
+    const besideHanging = await latencyRun(true);
+    print('');
+    print(`fast consumer latency, ${EVENTS} events 50 ms apart (accepted → 2xx at the consumer)`);
+    print(
+      `  alone                        p50 ${alone.p50} ms, p99 ${alone.p99} ms (${alone.delivered}/${EVENTS} delivered)`,
+    );
+    print(
+      `  beside a hanging consumer    p50 ${besideHanging.p50} ms, p99 ${besideHanging.p99} ms (${besideHanging.delivered}/${EVENTS} delivered)`,
+    );
+  } finally {
+    await queue.stop();
+    console.log = realLog;
+    await sink.close();
+    await db.stop();
+  }
+}
+
+/** @param {string} address @param {string} value */
+function lockEvent(address, value) {
+  return {
+    id: randomUUID(),
+    specversion: '1.0',
+    source: '/sync/ptp-status/lock-state',
+    type: 'event.sync.ptp-status.ptp-state-change',
+    time: new Date().toISOString(),
+    data: {
+      version: '1.0',
+      values: [{ data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value }],
+    },
+  };
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    print(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
+    process.exit(1);
+  },
+);

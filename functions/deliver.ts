@@ -1,0 +1,20 @@
+import middy from '@middy/core';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { logger } from '../lib/logger';
+import { emitMetrics, metricsOf } from '../lib/metrics';
+import { deliveryBatch } from '../lib/services';
+
+/** DeliveryQueue → one POST per message, all at once; what must be retried is reported back. */
+export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
+  .use(emitMetrics())
+  .handler(async (event, context) => {
+    logger.setContext({ requestId: context.awsRequestId, function: 'deliver' });
+    const messages = event.Records.map((record) => ({
+      messageId: record.messageId,
+      receiptHandle: record.receiptHandle,
+      body: record.body,
+      receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+    }));
+    const kept = await deliveryBatch().process(messages, metricsOf(context));
+    return { batchItemFailures: kept.map((itemIdentifier) => ({ itemIdentifier })) };
+  });

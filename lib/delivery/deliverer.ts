@@ -1,0 +1,162 @@
+import { randomUUID } from 'node:crypto';
+import { parseTime } from '../domain/event';
+import type { DeliveryAttempt, NotificationStore, Subscription } from '../domain/model';
+import { logger } from '../logger';
+import { postJson } from './http-sender';
+import type { DeadLetter, DeliveryMessage } from './messages';
+import type { NetworkPolicy } from './network-policy';
+import { type Backoff, backoffMs, judge } from './retry-policy';
+import { webhookHeaders, webhookId } from './webhook';
+
+export interface DelivererSettings {
+  readonly timeoutMs: number;
+  readonly userAgent: string;
+  readonly retryWindowMs: number;
+  readonly backoff: Backoff;
+}
+
+/** What became of one attempt, for the queue (delete, hide for a while, dead-letter) and metrics. */
+export type AttemptResult =
+  | { readonly kind: 'delivered'; readonly latencyMs: number }
+  | {
+      readonly kind: 'dropped';
+      readonly why: 'subscription deleted' | 'superseded' | 'gone';
+      readonly failed: boolean;
+    }
+  /** `failed` is false when the attempt waited for another one and sent nothing. */
+  | { readonly kind: 'retry'; readonly delayMs: number; readonly failed: boolean }
+  | { readonly kind: 'dead-letter'; readonly letter: DeadLetter; readonly failed: boolean };
+
+/** A cursor lease outlives the POST's time-out by this much, to cover the writes around it. */
+const LEASE_MARGIN_MS = 5000;
+/** Cursors outlive the longest retry window by a day (their TTL; refreshed on every write). */
+const CURSOR_RETENTION_SECONDS = 24 * 3600;
+
+/**
+ * One attempt to deliver one notification (contract section 7): checks the subscription still
+ * exists and takes the ordering lease of its (subscription, address) cursor, POSTs, and judges the
+ * answer. Never throws for a consumer's failure; throws only when the store fails, and the message
+ * is then retried by the queue.
+ */
+export class Deliverer {
+  constructor(
+    private readonly store: NotificationStore,
+    private readonly policy: NetworkPolicy,
+    private readonly settings: DelivererSettings,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
+    const now = this.clock();
+    const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
+    const cursor = this.cursorAttempt(message, now);
+    const [subscription, lease] = await Promise.all([
+      this.store.getSubscription(message.subscriptionId),
+      this.store.acquireDeliveryLease(cursor),
+    ]);
+    if (!subscription) {
+      if (lease.kind === 'acquired') await this.release(cursor);
+      return { kind: 'dropped', why: 'subscription deleted', failed: false };
+    }
+    if (lease.kind === 'superseded') return { kind: 'dropped', why: 'superseded', failed: false };
+    if (lease.kind === 'leased') {
+      if (now >= deadline) {
+        const reason = `the retry window of ${this.windowText()} ended while an earlier notification for the address was being delivered`;
+        return this.deadLetter(message, subscription, receiveCount, reason, false);
+      }
+      // The holder usually finishes in milliseconds; its lease end bounds the wait.
+      const wait = Math.min(lease.leaseUntil - now, this.settings.backoff.baseMs);
+      const jitter = Math.random() * (this.settings.backoff.baseMs / 2);
+      return { kind: 'retry', delayMs: Math.max(0, Math.min(wait + jitter, deadline - now)), failed: false };
+    }
+
+    const outcome = await postJson(subscription.endpointUri, JSON.stringify(message.event), {
+      headers: webhookHeaders(webhookId(subscription.id, message.publisherId, message.event), now),
+      timeoutMs: this.settings.timeoutMs,
+      policy: this.policy,
+      userAgent: this.settings.userAgent,
+    });
+    const verdict = judge(outcome, this.settings.timeoutMs);
+    if (verdict.kind === 'delivered') {
+      const deliveredAt = this.clock();
+      await this.store.completeDelivery(cursor);
+      return { kind: 'delivered', latencyMs: Math.max(0, deliveredAt - Date.parse(message.acceptedAt)) };
+    }
+
+    await this.release(cursor);
+    const log = { subscriptionId: subscription.id, endpointUri: subscription.endpointUri, receiveCount };
+    if (verdict.kind === 'gone') {
+      logger.info('consumer answered 410 Gone: deleting its subscription', log);
+      await this.store.deleteSubscription(subscription.id, subscription.owner);
+      return { kind: 'dropped', why: 'gone', failed: true };
+    }
+    if (verdict.kind === 'give-up') {
+      return this.deadLetter(message, subscription, receiveCount, verdict.reason, true);
+    }
+    const failedAt = this.clock();
+    if (failedAt >= deadline) {
+      const reason = `the retry window of ${this.windowText()} ended; last failure: ${verdict.reason}`;
+      return this.deadLetter(message, subscription, receiveCount, reason, true);
+    }
+    if (verdict.retryAfterMs !== undefined && failedAt + verdict.retryAfterMs > deadline) {
+      const reason = `the consumer asked to retry after ${verdict.retryAfterMs / 1000} s, past the end of the retry window of ${this.windowText()}; last failure: ${verdict.reason}`;
+      return this.deadLetter(message, subscription, receiveCount, reason, true);
+    }
+    // The last retry falls at the end of the window rather than past it.
+    const delayMs =
+      verdict.retryAfterMs ?? Math.min(backoffMs(receiveCount, this.settings.backoff), deadline - failedAt);
+    logger.warn('delivery attempt failed; retrying', { ...log, reason: verdict.reason, delayMs });
+    return { kind: 'retry', delayMs, failed: true };
+  }
+
+  private cursorAttempt(message: DeliveryMessage, now: number): DeliveryAttempt {
+    return {
+      subscriptionId: message.subscriptionId,
+      resourceAddress: message.resourceAddress,
+      timeKey: parseTime(message.event.time),
+      eventKey: `${message.event.source}#${message.event.id}`,
+      leaseOwner: randomUUID(),
+      now,
+      leaseUntil: now + this.settings.timeoutMs + LEASE_MARGIN_MS,
+      expiresAt: Math.ceil((now + this.settings.retryWindowMs) / 1000) + CURSOR_RETENTION_SECONDS,
+    };
+  }
+
+  /** A lease left behind expires by itself; failing to free it early is not worth failing for. */
+  private async release(cursor: DeliveryAttempt): Promise<void> {
+    try {
+      await this.store.releaseDeliveryLease(cursor);
+    } catch (error) {
+      logger.warn('could not free a delivery lease; it will expire', { error });
+    }
+  }
+
+  private deadLetter(
+    message: DeliveryMessage,
+    subscription: Subscription,
+    attempts: number,
+    reason: string,
+    failed: boolean,
+  ): AttemptResult {
+    const letter: DeadLetter = {
+      kind: 'dead-letter',
+      reason,
+      subscriptionId: subscription.id,
+      endpointUri: subscription.endpointUri,
+      resourceAddress: message.resourceAddress,
+      publisherId: message.publisherId,
+      webhookId: webhookId(subscription.id, message.publisherId, message.event),
+      event: message.event,
+      acceptedAt: message.acceptedAt,
+      enqueuedAt: message.enqueuedAt,
+      attempts,
+      deadLetteredAt: new Date(this.clock()).toISOString(),
+    };
+    logger.warn('notification dead-lettered', { subscriptionId: subscription.id, reason, attempts });
+    return { kind: 'dead-letter', letter, failed };
+  }
+
+  private windowText(): string {
+    return `${this.settings.retryWindowMs / 1000} s`;
+  }
+}

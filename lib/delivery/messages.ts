@@ -1,0 +1,117 @@
+import type { NotificationEvent } from '../domain/event';
+import type { Subscription } from '../domain/model';
+import type { AcceptedEvent } from '../domain/ports';
+
+/**
+ * The bodies of the queue messages. They carry the event itself (at most 64 KiB, well under the
+ * SQS limit of 256 KiB), so an attempt reads no event from the table.
+ */
+
+/** On the fan-out queue: one per accepted event. */
+export interface FanOutMessage extends AcceptedEvent {
+  readonly kind: 'fan-out';
+}
+
+/** On the delivery queue: one per (event, subscription). */
+export interface DeliveryMessage extends AcceptedEvent {
+  readonly kind: 'delivery';
+  readonly subscriptionId: string;
+  /** When delivery to this subscription began: the retry window is counted from here. */
+  readonly enqueuedAt: string;
+}
+
+/** On the dead-letter queue: what could not be delivered, to whom, and why. */
+export interface DeadLetter {
+  readonly kind: 'dead-letter';
+  readonly reason: string;
+  readonly subscriptionId: string;
+  readonly endpointUri: string | undefined;
+  readonly resourceAddress: string;
+  readonly publisherId: string;
+  readonly webhookId: string;
+  readonly event: NotificationEvent;
+  readonly acceptedAt: string;
+  readonly enqueuedAt: string;
+  /** Receives of the delivery message, the last one included. */
+  readonly attempts: number;
+  readonly deadLetteredAt: string;
+}
+
+export function fanOutMessage(accepted: AcceptedEvent): FanOutMessage {
+  return { kind: 'fan-out', ...acceptedPart(accepted) };
+}
+
+export function deliveryMessage(
+  subscription: Subscription,
+  accepted: AcceptedEvent,
+  now: Date,
+): DeliveryMessage {
+  return {
+    kind: 'delivery',
+    subscriptionId: subscription.id,
+    ...acceptedPart(accepted),
+    enqueuedAt: now.toISOString(),
+  };
+}
+
+export class MalformedMessageError extends Error {}
+
+export function parseFanOutMessage(body: string): FanOutMessage {
+  const input = parseObject(body);
+  if (input.kind !== 'fan-out') throw new MalformedMessageError('not a fan-out message');
+  return { kind: 'fan-out', ...parseAccepted(input) };
+}
+
+export function parseDeliveryMessage(body: string): DeliveryMessage {
+  const input = parseObject(body);
+  if (input.kind !== 'delivery') throw new MalformedMessageError('not a delivery message');
+  return {
+    kind: 'delivery',
+    subscriptionId: text(input, 'subscriptionId'),
+    ...parseAccepted(input),
+    enqueuedAt: text(input, 'enqueuedAt'),
+  };
+}
+
+function acceptedPart(accepted: AcceptedEvent): AcceptedEvent {
+  return {
+    publisherId: accepted.publisherId,
+    resourceAddress: accepted.resourceAddress,
+    event: accepted.event,
+    acceptedAt: accepted.acceptedAt,
+  };
+}
+
+// The event was validated when it was accepted; here only its shape is checked, to fail loudly on
+// a message some other producer put on the queue.
+function parseAccepted(input: Record<string, unknown>): AcceptedEvent {
+  const event = input.event;
+  if (typeof event !== 'object' || event === null) throw new MalformedMessageError('event is missing');
+  const e = event as Record<string, unknown>;
+  for (const member of ['id', 'source', 'time']) text(e, member);
+  return {
+    publisherId: text(input, 'publisherId'),
+    resourceAddress: text(input, 'resourceAddress'),
+    event: event as NotificationEvent,
+    acceptedAt: text(input, 'acceptedAt'),
+  };
+}
+
+function parseObject(body: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw new MalformedMessageError('the body is not JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MalformedMessageError('the body is not a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+function text(input: Record<string, unknown>, member: string): string {
+  const value = input[member];
+  if (typeof value !== 'string' || value === '') throw new MalformedMessageError(`${member} is missing`);
+  return value;
+}

@@ -1,0 +1,20 @@
+/**
+ * The queues of delivery, as the delivery code sees them. Two adapters: SQS (`sqs-queue.ts`) in a
+ * deployment, and the local HTTP queue of `npm start` and the tests (`local-http-queue.ts`).
+ * Receiving and deleting are not here: the platform does them (SQS event sources invoke the
+ * functions and delete what they do not report as failed; `scripts/local-queue.mjs` does the same).
+ */
+export type QueueName = 'fan-out' | 'delivery' | 'dead-letter';
+
+export interface OutgoingMessage {
+  readonly body: string;
+  /** Hidden from consumers this long after sending (SQS rounds up to seconds, at most 15 minutes). */
+  readonly delayMs?: number;
+}
+
+export interface QueuePort {
+  /** Sends every message, or throws a ServiceUnavailableError; batching is the adapter's business. */
+  send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void>;
+  /** Hides a received message for `timeoutMs` from now: the back-off before its next attempt. */
+  changeVisibility(queue: QueueName, receiptHandle: string, timeoutMs: number): Promise<void>;
+}

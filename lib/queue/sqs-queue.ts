@@ -1,0 +1,111 @@
+import {
+  type BatchResultErrorEntry,
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { ServiceUnavailableError } from '../errors';
+import { logger } from '../logger';
+import type { OutgoingMessage, QueueName, QueuePort } from './queue-port';
+
+/** SQS limits: 10 entries per batch, a delay of at most 15 minutes, a visibility of at most 12 hours. */
+export const SQS_BATCH_SIZE = 10;
+const MAX_DELAY_SECONDS = 900;
+const MAX_VISIBILITY_SECONDS = 43_200;
+/** Batches in flight at once: enough to enqueue 10,000 deliveries in about a second. */
+const PARALLEL_BATCHES = 25;
+/** Entries SQS refuses in a batch (throttling, internal errors) are re-sent this many times. */
+const BATCH_ATTEMPTS = 4;
+
+/** The two calls made here, so that tests can stand in for the client. */
+export type SqsSend = (
+  command: SendMessageBatchCommand | ChangeMessageVisibilityCommand,
+) => Promise<{ Failed?: BatchResultErrorEntry[] }>;
+
+// One client per process, kept at module scope so a Lambda reuses it (and its connections) across
+// invocations; built on first use so that functions which never enqueue do not pay for it.
+let client: SQSClient | undefined;
+const defaultSend: SqsSend = (command) => {
+  client ??= new SQSClient({ maxAttempts: 3 });
+  if (command instanceof SendMessageBatchCommand) return client.send(command);
+  return client.send(command).then(() => ({}));
+};
+
+export class SqsQueue implements QueuePort {
+  constructor(
+    private readonly urls: Readonly<Record<QueueName, string>>,
+    private readonly sendCommand: SqsSend = defaultSend,
+  ) {}
+
+  async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
+    const batches: SendMessageBatchRequestEntry[][] = [];
+    for (let start = 0; start < messages.length; start += SQS_BATCH_SIZE) {
+      batches.push(
+        messages.slice(start, start + SQS_BATCH_SIZE).map((message, i) => ({
+          Id: String(i),
+          MessageBody: message.body,
+          ...(message.delayMs ? { DelaySeconds: toSeconds(message.delayMs, MAX_DELAY_SECONDS) } : {}),
+        })),
+      );
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < batches.length) {
+        const batch = batches[next++];
+        if (batch) await this.sendBatch(queue, batch);
+      }
+    };
+    await unavailableOnError(queue, () =>
+      Promise.all(Array.from({ length: Math.min(PARALLEL_BATCHES, batches.length) }, worker)),
+    );
+  }
+
+  async changeVisibility(queue: QueueName, receiptHandle: string, timeoutMs: number): Promise<void> {
+    await unavailableOnError(queue, () =>
+      this.sendCommand(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: this.urls[queue],
+          ReceiptHandle: receiptHandle,
+          VisibilityTimeout: toSeconds(timeoutMs, MAX_VISIBILITY_SECONDS),
+        }),
+      ),
+    );
+  }
+
+  private async sendBatch(queue: QueueName, entries: SendMessageBatchRequestEntry[]): Promise<void> {
+    let pending = entries;
+    for (let attempt = 1; pending.length > 0; attempt++) {
+      const result = await this.sendCommand(
+        new SendMessageBatchCommand({ QueueUrl: this.urls[queue], Entries: pending }),
+      );
+      const failed = result.Failed ?? [];
+      if (failed.length === 0) return;
+      const failedIds = new Set(failed.map((entry) => entry.Id));
+      // A sender's fault (a message too large, say) will not pass on a retry.
+      const fatal = failed.find((entry) => entry.SenderFault);
+      if (fatal || attempt >= BATCH_ATTEMPTS) {
+        const first = fatal ?? failed[0];
+        throw new Error(`SQS refused ${failed.length} message(s): ${first?.Code} ${first?.Message ?? ''}`);
+      }
+      pending = pending.filter((entry) => failedIds.has(entry.Id));
+      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt * Math.random()));
+    }
+  }
+}
+
+/** Whole seconds, rounded up so that a back-off is never shortened, within SQS's bounds. */
+export function toSeconds(ms: number, max: number): number {
+  return Math.min(max, Math.max(0, Math.ceil(ms / 1000)));
+}
+
+async function unavailableOnError<T>(queue: QueueName, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    logger.error('queue call failed', { queue, error });
+    throw new ServiceUnavailableError(`The ${queue} queue is unavailable; retry shortly`, 1, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,80 @@
+export type QueueName = 'fan-out' | 'delivery' | 'dead-letter';
+
+export interface Consumer {
+  queue: 'fan-out' | 'delivery';
+  /** The function's key in serverless.yml. */
+  functionKey: string;
+  batchSize: number;
+  /** The queue's visibility time-out. */
+  visibilityMs: number;
+  /** Invocations at once. */
+  concurrency: number;
+  /** Receives after which a message is moved to the dead-letter queue. */
+  maxReceiveCount: number;
+}
+
+export interface MessageView {
+  messageId: string;
+  receiptHandle: string | undefined;
+  body: string;
+  receiveCount: number;
+  sentAt: number;
+  firstReceivedAt: number | undefined;
+  visibleAt: number;
+  deadLetterSourceQueue: string | undefined;
+}
+
+export interface SqsLikeEvent {
+  Records: Array<{
+    messageId: string;
+    receiptHandle: string;
+    body: string;
+    attributes: {
+      ApproximateReceiveCount: string;
+      SentTimestamp: string;
+      SenderId: string;
+      ApproximateFirstReceiveTimestamp: string;
+    };
+    messageAttributes: Record<string, never>;
+    md5OfBody: string;
+    eventSource: string;
+    eventSourceARN: string;
+    awsRegion: string;
+  }>;
+}
+
+export type Invoke = (functionKey: string, event: SqsLikeEvent) => Promise<unknown>;
+
+export interface LocalQueueOptions {
+  /** 0 or undefined: a free port. */
+  port?: number;
+  consumers?: Consumer[];
+  onDeadLetter?: (message: { body: string; deadLetterSourceQueue: string | undefined }) => void;
+  /** Problems of the poller (default console.error). */
+  log?: (text: string) => void;
+}
+
+export interface LocalQueue {
+  url: string;
+  port: number;
+  startPolling(invoke: Invoke): void;
+  send(name: QueueName, messages: { body: string; delayMs?: number }[]): string[];
+  messages(name: QueueName): MessageView[];
+  /** The bodies on the dead-letter queue, parsed when they are JSON. */
+  deadLetters(): unknown[];
+  counts(): Record<QueueName, { total: number; visible: number; hidden: number }>;
+  /** True when the fan-out and delivery queues are empty and no invocation is running. */
+  idle(): boolean;
+  stop(): Promise<void>;
+}
+
+export const QUEUE_NAMES: readonly QueueName[];
+export const DEFAULT_CONSUMERS: Consumer[];
+export function sqsEvent(queueName: string, messages: unknown[]): SqsLikeEvent;
+export function lambdaInvoker(options: {
+  port: number;
+  service?: string;
+  stage?: string;
+  timeoutMs?: number;
+}): (functionKey: string, event: unknown) => Promise<unknown>;
+export function startLocalQueue(options?: LocalQueueOptions): Promise<LocalQueue>;

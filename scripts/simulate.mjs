@@ -1,0 +1,176 @@
+// @ts-check
+/**
+ * A node-agent simulator: registers publishers for 2 clusters × 2 sites × 3 nodes, subscribes the
+ * sample consumer (`npm run consumer`) to one cluster, and plays realistic PTP/GNSS transitions of
+ * the contract's catalogue — GNSS loss, LOCKED → HOLDOVER → FREERUN and back, clock class
+ * 6 → 7 → 248 → 6 — then stops by itself.
+ *
+ * Env: BASE_URL (default http://127.0.0.1:3000), CONSUMER_URL (default http://127.0.0.1:9090/events),
+ * STEPS (default 12), INTERVAL_MS (default 1500).
+ */
+import { randomUUID } from 'node:crypto';
+
+const API = `${(process.env.BASE_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '')}/api/ocloudNotifications/v2`;
+const CONSUMER_URL = process.env.CONSUMER_URL || 'http://127.0.0.1:9090/events';
+const STEPS = Number(process.env.STEPS || 12);
+const INTERVAL_MS = Number(process.env.INTERVAL_MS || 1500);
+
+const CLUSTERS = ['east-edge-1', 'west-edge-2'];
+const SITES = ['site-1', 'site-2'];
+const NODES = ['node-1', 'node-2', 'node-3'];
+
+/** The resources each node agent publishes, with the event type of each. */
+const RESOURCES = {
+  lock: { source: '/sync/ptp-status/lock-state', type: 'event.sync.ptp-status.ptp-state-change' },
+  clockClass: {
+    source: '/sync/ptp-status/clock-class',
+    type: 'event.sync.ptp-status.ptp-clock-class-change',
+  },
+  gnss: { source: '/sync/gnss-status/gnss-sync-status', type: 'event.sync.gnss-status.gnss-state-change' },
+  sync: {
+    source: '/sync/sync-status/sync-state',
+    type: 'event.sync.sync-status.synchronization-state-change',
+  },
+};
+
+/**
+ * One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns].
+ * @type {Array<[string, string, number, string, number]>}
+ */
+const STORY = [
+  ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 12],
+  ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 180],
+  ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 900],
+  ['FAILURE-NOFIX', 'FREERUN', 248, 'FREERUN', 4200],
+  ['ACQUIRING-SYNC', 'FREERUN', 248, 'FREERUN', 2600],
+  ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 25],
+];
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ */
+async function call(method, path, body) {
+  const response = await fetch(`${API}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** @param {string} address */
+async function registerPublisher(address) {
+  const created = await call('POST', '/publishers', { ResourceAddress: address });
+  if (created.status === 201) return created.body.SubscriptionId;
+  if (created.status === 409) {
+    const list = await call('GET', '/publishers');
+    const found = (list.body ?? []).find(
+      (/** @type {{ResourceAddress: string}} */ p) => p.ResourceAddress === address,
+    );
+    if (found) return found.SubscriptionId;
+  }
+  throw new Error(`registering ${address}: HTTP ${created.status} ${JSON.stringify(created.body)}`);
+}
+
+/**
+ * @param {keyof typeof RESOURCES} kind
+ * @param {string} address
+ * @param {string} time
+ * @param {[string, string, number, string, number]} state
+ */
+function eventFor(kind, address, time, [gnss, lock, clockClass, sync, offset]) {
+  const { source, type } = RESOURCES[kind];
+  /** @type {Array<Record<string, unknown>>} */
+  let values;
+  switch (kind) {
+    case 'lock':
+      values = [
+        { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: lock },
+        { data_type: 'metric', ResourceAddress: address, value_type: 'decimal64.3', value: offset },
+      ];
+      break;
+    case 'clockClass':
+      values = [{ data_type: 'metric', ResourceAddress: address, value_type: 'metric', value: clockClass }];
+      break;
+    case 'gnss':
+      values = [
+        { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: gnss },
+      ];
+      break;
+    default:
+      values = [
+        { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: sync },
+      ];
+  }
+  return { id: randomUUID(), specversion: '1.0', source, type, time, data: { version: '1.0', values } };
+}
+
+async function main() {
+  console.log(`Simulating ${CLUSTERS.length * SITES.length * NODES.length} nodes against ${API}`);
+  /** @type {Array<{ node: string, publishers: Record<string, string>, step: number, last: string }>} */
+  const nodes = [];
+  for (const cluster of CLUSTERS) {
+    for (const site of SITES) {
+      for (const name of NODES) {
+        const node = `/${cluster}/${site}/${name}`;
+        /** @type {Record<string, string>} */
+        const publishers = {};
+        for (const [kind, { source }] of Object.entries(RESOURCES)) {
+          publishers[kind] = await registerPublisher(`${node}${source}`);
+        }
+        nodes.push({ node, publishers, step: 0, last: '' });
+      }
+    }
+  }
+  const parent = `/${CLUSTERS[0]}`;
+  const subscribed = await call('POST', '/subscriptions', {
+    ResourceAddress: parent,
+    EndpointUri: CONSUMER_URL,
+  });
+  if (subscribed.status === 201 || subscribed.status === 409) {
+    console.log(`Consumer ${CONSUMER_URL} subscribed to ${parent} (every node of that cluster)`);
+  } else {
+    console.error(
+      `Could not subscribe ${CONSUMER_URL} (HTTP ${subscribed.status}): ${subscribed.body?.detail ?? ''}\n` +
+        'Is the sample consumer running? npm run consumer',
+    );
+  }
+
+  let published = 0;
+  for (let tick = 0; tick < STEPS; tick++) {
+    // A few nodes move on each tick, so the story unfolds at different times on different nodes.
+    const moving = nodes.filter((_, i) => (i + tick) % 3 === 0);
+    await Promise.all(
+      moving.map(async (n) => {
+        const state = STORY[n.step % STORY.length];
+        n.step += 1;
+        if (!state) return;
+        const time = new Date().toISOString();
+        for (const kind of /** @type {Array<keyof typeof RESOURCES>} */ (Object.keys(RESOURCES))) {
+          const address = `${n.node}${RESOURCES[kind].source}`;
+          const result = await call(
+            'POST',
+            `/publishers/${n.publishers[kind]}/events`,
+            eventFor(kind, address, time, state),
+          );
+          if (result.status === 202) published += 1;
+          else if (result.status !== 200) console.error(`publish to ${address}: HTTP ${result.status}`);
+        }
+        const summary = `${state[0]} / ${state[1]} / class ${state[2]}`;
+        if (summary !== n.last) console.log(`${time} ${n.node}: GNSS ${summary}`);
+        n.last = summary;
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
+  }
+  console.log(`Done: ${published} events published in ${STEPS} steps.`);
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exit(1);
+});

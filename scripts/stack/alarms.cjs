@@ -1,0 +1,92 @@
+// CloudWatch alarms of the stack, referenced from serverless.yml. Each notifies the AlarmTopic.
+const actions = { AlarmActions: [{ Ref: 'AlarmTopic' }], OKActions: [{ Ref: 'AlarmTopic' }] };
+
+const metric = (id, namespace, name, dimensions, stat = 'Sum', period = 60) => ({
+  Id: id,
+  ReturnData: false,
+  MetricStat: {
+    Metric: { Namespace: namespace, MetricName: name, Dimensions: dimensions },
+    Period: period,
+    Stat: stat,
+  },
+});
+
+module.exports = async ({ resolveVariable }) => {
+  const service = await resolveVariable('self:service');
+  const stage = await resolveVariable('sls:stage');
+  const api = [{ Name: 'ApiId', Value: { Ref: 'HttpApi' } }];
+  const table = [{ Name: 'TableName', Value: { Ref: 'NotificationsTable' } }];
+  const fn = (name) => [{ Name: 'FunctionName', Value: `${service}-${stage}-${name}` }];
+  const criticalFunctions = ['publishEvent', 'createSubscription', 'fanOut', 'deliver'];
+
+  return {
+    serverErrorRate: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${service}-${stage}-5xx-rate`,
+        AlarmDescription:
+          'More than 1% of API requests answered 5xx in 2 of the last 3 minutes: the store or a function is failing.',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 1,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+        Metrics: [
+          metric('errors', 'AWS/ApiGateway', '5xx', api),
+          metric('requests', 'AWS/ApiGateway', 'Count', api),
+          {
+            Id: 'rate',
+            Label: '5xx % of requests',
+            Expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+            ReturnData: true,
+          },
+        ],
+        ...actions,
+      },
+    },
+    throttling: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${service}-${stage}-throttling`,
+        AlarmDescription:
+          'DynamoDB or a function on the publish/subscribe/delivery path was throttled: requests get 503 and deliveries slow down.',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 0,
+        EvaluationPeriods: 1,
+        TreatMissingData: 'notBreaching',
+        Metrics: [
+          metric('tableReads', 'AWS/DynamoDB', 'ReadThrottleEvents', table),
+          metric('tableWrites', 'AWS/DynamoDB', 'WriteThrottleEvents', table),
+          ...criticalFunctions.map((name, i) => metric(`fn${i}`, 'AWS/Lambda', 'Throttles', fn(name))),
+          {
+            Id: 'throttles',
+            Label: 'throttled requests',
+            Expression: ['tableReads', 'tableWrites', ...criticalFunctions.map((_, i) => `fn${i}`)]
+              .map((id) => `FILL(${id}, 0)`)
+              .join(' + '),
+            ReturnData: true,
+          },
+        ],
+        ...actions,
+      },
+    },
+    deadLetters: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${service}-${stage}-dead-letters`,
+        AlarmDescription:
+          'A notification was given up on and is in the dead-letter queue; its message says which subscription, which event and why.',
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['DeadLetterQueue', 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        ...actions,
+      },
+    },
+  };
+};

@@ -1,0 +1,87 @@
+/** The ordering cursor of (subscription, address) in DynamoDB Local: lease, watermark, supersession. */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { DeliveryAttempt } from '../../lib/domain/model';
+import { store } from '../../lib/services';
+
+const T1 = '2026-01-01T00:00:01.000000000';
+const T2 = '2026-01-01T00:00:02.000000000';
+
+function attempt(key: { subscriptionId: string; resourceAddress: string }, timeKey: string, id = timeKey) {
+  const now = Date.now();
+  return {
+    ...key,
+    timeKey,
+    eventKey: `/sync/ptp-status/lock-state#${id}`,
+    leaseOwner: randomUUID(),
+    now,
+    leaseUntil: now + 7000,
+    expiresAt: Math.floor(now / 1000) + 3600,
+  } satisfies DeliveryAttempt;
+}
+
+const freshKey = () => ({
+  subscriptionId: randomUUID(),
+  resourceAddress: '/c/s/n/sync/ptp-status/lock-state',
+});
+
+describe('delivery cursors', () => {
+  it('lets one attempt at a time hold the lease of a (subscription, address)', async () => {
+    const key = freshKey();
+    const first = attempt(key, T1);
+    expect(await store().acquireDeliveryLease(first)).toEqual({ kind: 'acquired' });
+    const second = await store().acquireDeliveryLease(attempt(key, T2));
+    expect(second).toEqual({ kind: 'leased', leaseUntil: first.leaseUntil });
+    await store().releaseDeliveryLease(first);
+    expect(await store().acquireDeliveryLease(attempt(key, T2))).toEqual({ kind: 'acquired' });
+  });
+
+  it('lets exactly one of many concurrent attempts take the lease', async () => {
+    const key = freshKey();
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => store().acquireDeliveryLease(attempt(key, T1, `e${i}`))),
+    );
+    expect(outcomes.filter((o) => o.kind === 'acquired')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.kind === 'leased')).toHaveLength(19);
+  });
+
+  it('drops an event older than, or the same as, the one delivered last', async () => {
+    const key = freshKey();
+    const newer = attempt(key, T2);
+    await store().acquireDeliveryLease(newer);
+    await store().completeDelivery(newer);
+    expect(await store().acquireDeliveryLease(attempt(key, T1))).toEqual({ kind: 'superseded' });
+    expect(await store().acquireDeliveryLease(attempt(key, T2))).toEqual({ kind: 'superseded' });
+    // Another event with the same time is not older: it goes out.
+    expect(await store().acquireDeliveryLease(attempt(key, T2, 'other'))).toEqual({ kind: 'acquired' });
+  });
+
+  it('takes over a lease that expired (its holder died)', async () => {
+    const key = freshKey();
+    const dead = { ...attempt(key, T1), leaseUntil: Date.now() - 1 };
+    await store().acquireDeliveryLease(dead);
+    const next = attempt(key, T2);
+    expect(await store().acquireDeliveryLease(next)).toEqual({ kind: 'acquired' });
+    // The late holder completes anyway: the cursor moves forward only, and the new lease stays.
+    await store().completeDelivery(dead);
+    expect(await store().acquireDeliveryLease(attempt(key, T2, 'x'))).toMatchObject({ kind: 'leased' });
+    await store().completeDelivery(next);
+    expect(await store().acquireDeliveryLease(attempt(key, T1, 'y'))).toEqual({ kind: 'superseded' });
+  });
+
+  it('keeps cursors apart per subscription and per address', async () => {
+    const key = freshKey();
+    const held = attempt(key, T1);
+    await store().acquireDeliveryLease(held);
+    expect(await store().acquireDeliveryLease(attempt({ ...key, subscriptionId: randomUUID() }, T1))).toEqual(
+      {
+        kind: 'acquired',
+      },
+    );
+    expect(
+      await store().acquireDeliveryLease(
+        attempt({ ...key, resourceAddress: `${key.resourceAddress}-2` }, T1),
+      ),
+    ).toEqual({ kind: 'acquired' });
+  });
+});

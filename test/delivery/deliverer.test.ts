@@ -1,0 +1,88 @@
+/** One attempt, with a network policy stricter than the local stage's: checked on every attempt. */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Deliverer } from '../../lib/delivery/deliverer';
+import { deliveryMessage } from '../../lib/delivery/messages';
+import { createNetworkPolicy } from '../../lib/delivery/network-policy';
+import { store } from '../../lib/services';
+import { type Consumer, startConsumer } from '../support/consumer';
+import { eventAt, LOCK_STATE } from './api';
+
+let consumer: Consumer;
+beforeAll(async () => {
+  consumer = await startConsumer();
+});
+afterAll(() => consumer.close());
+
+it('dead-letters at once, without sending, when the endpoint is refused by the network policy', async () => {
+  const address = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
+  // Subscribed while the endpoint was allowed; the policy is stricter by the time of the attempt.
+  const subscription = {
+    id: randomUUID(),
+    resourceAddress: address,
+    endpointUri: consumer.url,
+    owner: 'anonymous',
+    createdAt: new Date().toISOString(),
+  };
+  await store().createSubscription(subscription);
+  const strict = new Deliverer(store(), createNetworkPolicy({ mode: 'public-only' }), {
+    timeoutMs: 2000,
+    userAgent: 'test/1',
+    retryWindowMs: 3_600_000,
+    backoff: { baseMs: 1000, maxMs: 300_000 },
+  });
+  const event = eventAt(address, LOCK_STATE, 'HOLDOVER') as Parameters<typeof deliveryMessage>[1]['event'];
+  const message = deliveryMessage(
+    subscription,
+    { publisherId: randomUUID(), resourceAddress: address, event, acceptedAt: new Date().toISOString() },
+    new Date(),
+  );
+  const result = await strict.attempt(message, 1);
+  expect(result).toMatchObject({
+    kind: 'dead-letter',
+    failed: true,
+    letter: { subscriptionId: subscription.id, reason: 'refused by the network policy: loopback address' },
+  });
+  expect(consumer.received).toEqual([]);
+  // The lease was freed: the next event for the pair is not held up.
+  const next = deliveryMessage(subscription, { ...message, event: { ...event, id: 'next' } }, new Date());
+  const allowed = new Deliverer(store(), createNetworkPolicy({ mode: 'allow-private' }), {
+    timeoutMs: 2000,
+    userAgent: 'test/1',
+    retryWindowMs: 3_600_000,
+    backoff: { baseMs: 1000, maxMs: 300_000 },
+  });
+  expect(await allowed.attempt(next, 1)).toMatchObject({ kind: 'delivered' });
+});
+
+it('does not send again the event a new subscription got as its initial notification', async () => {
+  const { QueuedDelivery } = await import('../../lib/delivery/queued-delivery');
+  const address = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
+  const subscription = {
+    id: randomUUID(),
+    resourceAddress: address,
+    endpointUri: consumer.url,
+    owner: 'anonymous',
+    createdAt: new Date().toISOString(),
+  };
+  await store().createSubscription(subscription);
+  const event = eventAt(address, LOCK_STATE, 'LOCKED') as Parameters<typeof deliveryMessage>[1]['event'];
+  const accepted = {
+    publisherId: randomUUID(),
+    resourceAddress: address,
+    event,
+    acceptedAt: new Date().toISOString(),
+  };
+  const unusedQueue = { send: async () => undefined, changeVisibility: async () => undefined };
+  await new QueuedDelivery(unusedQueue, store()).initialDelivered(subscription, accepted);
+  const deliverer = new Deliverer(store(), createNetworkPolicy({ mode: 'allow-private' }), {
+    timeoutMs: 2000,
+    userAgent: 'test/1',
+    retryWindowMs: 3_600_000,
+    backoff: { baseMs: 1000, maxMs: 300_000 },
+  });
+  const before = consumer.received.length;
+  const result = await deliverer.attempt(deliveryMessage(subscription, accepted, new Date()), 1);
+  expect(result).toEqual({ kind: 'dropped', why: 'superseded', failed: false });
+  expect(consumer.received).toHaveLength(before);
+});

@@ -1,0 +1,335 @@
+/**
+ * Queued delivery end to end, in-process: the publish handler, the local queue, the real fan-out
+ * and deliver handlers, DynamoDB Local and consumers as real HTTP endpoints on 127.0.0.1. Back-offs
+ * and the retry window are shortened by configuration, as an operator would.
+ */
+import http from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
+import type { LocalQueue } from '../../scripts/local-queue.mjs';
+import { type Consumer, type Reply, startConsumer } from '../support/consumer';
+import {
+  CLOCK_CLASS,
+  eventAt,
+  freshNode,
+  LOCK_STATE,
+  publishAccepted,
+  registerPublisher,
+  SYNC_STATE,
+  subscribe,
+  subscriptionStatus,
+  unsubscribe,
+} from './api';
+import { eventually, startDeliveryHarness } from './harness';
+
+const WINDOW_SECONDS = 3;
+const BASE_MS = 50;
+const MAX_MS = 400;
+
+let queue: LocalQueue & { restoreEnv(): void };
+const consumers: Consumer[] = [];
+
+beforeAll(async () => {
+  queue = await startDeliveryHarness({
+    retryWindowSeconds: WINDOW_SECONDS,
+    backoffBaseMs: BASE_MS,
+    backoffMaxMs: MAX_MS,
+  });
+});
+
+afterAll(async () => {
+  await queue.stop();
+  queue.restoreEnv();
+});
+
+afterEach(async () => {
+  await Promise.all(consumers.splice(0).map((consumer) => consumer.close()));
+});
+
+async function consumer(replies?: Reply[]): Promise<Consumer> {
+  const started = await startConsumer(replies);
+  consumers.push(started);
+  return started;
+}
+
+/** A publisher without state (so subscribing sends no initial notification) and its address. */
+async function publisher(node = freshNode(), source = LOCK_STATE) {
+  const address = `${node}${source}`;
+  return { address, id: await registerPublisher(address), node };
+}
+
+function deadLettersOf(subscriptionId: string) {
+  return queue
+    .deadLetters()
+    .filter((letter) => (letter as { subscriptionId?: string }).subscriptionId === subscriptionId) as Array<
+    Record<string, unknown>
+  >;
+}
+
+describe('queued delivery', () => {
+  it('delivers an accepted event with a webhook-id, a webhook-timestamp and the event as the body', async () => {
+    const pub = await publisher();
+    const fast = await consumer();
+    await subscribe(pub.address, fast.url);
+    const event = eventAt(pub.address, LOCK_STATE, 'HOLDOVER');
+    const before = Math.floor(Date.now() / 1000);
+    await publishAccepted(pub.id, event);
+    const [received] = await fast.waitFor(1);
+    expect(received?.body).toEqual(event);
+    expect(received?.headers['content-type']).toMatch(/^application\/json/);
+    expect(received?.headers['webhook-id']).toMatch(/^msg_/);
+    expect(Number(received?.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before);
+    expect(received?.headers['user-agent']).toMatch(/^ocloud-notifications\//);
+  });
+
+  it('a consumer that is down for a while receives everything once it is back', async () => {
+    const node = freshNode();
+    const pubs = [
+      await publisher(node, LOCK_STATE),
+      await publisher(node, CLOCK_CLASS),
+      await publisher(node, SYNC_STATE),
+    ];
+    const port = await freePort();
+    await subscribe(node, `http://127.0.0.1:${port}/events`);
+    const events = [
+      eventAt(pubs[0]?.address ?? '', LOCK_STATE, 'HOLDOVER'),
+      eventAt(pubs[1]?.address ?? '', CLOCK_CLASS, 7),
+      eventAt(pubs[2]?.address ?? '', SYNC_STATE, 'FREERUN'),
+    ];
+    for (const [i, pub] of pubs.entries()) await publishAccepted(pub.id, events[i]);
+    await new Promise((resolve) => setTimeout(resolve, 1000)); // refused connections meanwhile
+
+    const received: unknown[] = [];
+    const server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk) => {
+        raw += chunk;
+      });
+      req.on('end', () => {
+        received.push(JSON.parse(raw));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+    try {
+      await eventually(() => received.length >= 3, 'three notifications');
+      expect(received).toEqual(expect.arrayContaining(events));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('503 twice then 204: three attempts with the same webhook-id, spaced by the back-off', async () => {
+    const pub = await publisher();
+    const flaky = await consumer([{ status: 503 }, { status: 503 }, { status: 204 }]);
+    await subscribe(pub.address, flaky.url);
+    const event = eventAt(pub.address, LOCK_STATE, 'FREERUN');
+    await publishAccepted(pub.id, event);
+    const attempts = await flaky.waitFor(3);
+    await new Promise((resolve) => setTimeout(resolve, 3 * MAX_MS));
+    expect(attempts).toHaveLength(3); // delivered on the third: no fourth
+    expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+    for (const attempt of attempts) expect(attempt.body).toEqual(event);
+    // Equal jitter: the n-th wait is at least half of min(max, base·2^(n−1)).
+    expect((attempts[1]?.at ?? 0) - (attempts[0]?.at ?? 0)).toBeGreaterThanOrEqual(BASE_MS / 2 - 5);
+    expect((attempts[2]?.at ?? 0) - (attempts[1]?.at ?? 0)).toBeGreaterThanOrEqual(BASE_MS - 5);
+  });
+
+  it('410 Gone deletes the subscription and dead-letters nothing', async () => {
+    const pub = await publisher();
+    const gone = await consumer([{ status: 410 }]);
+    const subscriptionId = await subscribe(pub.address, gone.url);
+    await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'LOCKED'));
+    await gone.waitFor(1);
+    await eventually(
+      async () => (await subscriptionStatus(subscriptionId)) === 404,
+      'the subscription to go',
+    );
+    await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'HOLDOVER'));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(gone.received).toHaveLength(1);
+    expect(deadLettersOf(subscriptionId)).toEqual([]);
+  });
+
+  it('a hanging consumer does not delay a fast one beside it', async () => {
+    const pub = await publisher();
+    const hanging = await consumer(['hang']);
+    const fast = await consumer();
+    await subscribe(pub.address, hanging.url);
+    await subscribe(pub.address, fast.url);
+    const latencies: number[] = [];
+    for (const value of ['HOLDOVER', 'FREERUN', 'LOCKED', 'HOLDOVER', 'FREERUN'] as const) {
+      const started = Date.now();
+      await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, value));
+      const [, ...rest] = await fast.waitFor(latencies.length + 1);
+      latencies.push((fast.received.at(-1)?.at ?? 0) - started);
+      expect(rest).toBeDefined();
+    }
+    expect(hanging.received.length).toBeGreaterThanOrEqual(1);
+    // The hanging endpoint holds each attempt for the full 2 s time-out.
+    expect(Math.max(...latencies)).toBeLessThan(1000);
+  });
+
+  it('an inclusive subscription receives the events of every publisher under its address', async () => {
+    const node = freshNode();
+    const lock = await publisher(node, LOCK_STATE);
+    const clock = await publisher(node, CLOCK_CLASS);
+    const elsewhere = await publisher(node.replace(/node-1$/, 'node-2'), LOCK_STATE);
+    const parent = await consumer();
+    const sync = await consumer();
+    await subscribe(node, parent.url);
+    await subscribe(`${node}/sync/ptp-status`, sync.url);
+    const events = [
+      eventAt(lock.address, LOCK_STATE, 'HOLDOVER'),
+      eventAt(clock.address, CLOCK_CLASS, 7),
+      eventAt(clock.address, CLOCK_CLASS, 248, new Date(Date.now() + 1000).toISOString()),
+    ];
+    await publishAccepted(lock.id, events[0]);
+    await publishAccepted(clock.id, events[1]);
+    await publishAccepted(clock.id, events[2]);
+    await publishAccepted(elsewhere.id, eventAt(elsewhere.address, LOCK_STATE, 'FREERUN'));
+    await parent.waitFor(2);
+    await sync.waitFor(2);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const c of [parent, sync]) {
+      const bodies = c.received.map((r) => r.body);
+      expect(bodies).toContainEqual(events[0]);
+      expect(bodies).toContainEqual(events[2]);
+      // events[1] may have been superseded by events[2] before it went out; never after it.
+      const clockTimes = bodies.filter((b) => (b as { source: string }).source === CLOCK_CLASS);
+      expect(clockTimes.at(-1)).toEqual(events[2]);
+      expect(bodies).toHaveLength(clockTimes.length + 1);
+    }
+  });
+
+  it('events published in quick succession arrive in order or superseded, never older after newer', async () => {
+    for (let round = 0; round < 3; round++) {
+      const pub = await publisher();
+      const slowish = await consumer([{ status: 204, delayMs: 30 }]);
+      await subscribe(pub.address, slowish.url);
+      const start = Date.now();
+      const events = ['HOLDOVER', 'FREERUN', 'LOCKED'].map((value, i) =>
+        eventAt(pub.address, LOCK_STATE, value, new Date(start + i).toISOString()),
+      );
+      // Back to back: each is accepted before the previous one is delivered.
+      for (const event of events) await publishAccepted(pub.id, event);
+      await eventually(
+        () => slowish.received.some((r) => (r.body as { id: string }).id === events[2]?.id),
+        'the newest event',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const times = slowish.received.map((r) => Date.parse((r.body as { time: string }).time));
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+      expect(new Set(times).size).toBe(times.length);
+      expect(slowish.received.at(-1)?.body).toEqual(events[2]);
+    }
+  });
+
+  it('dead-letters what was not delivered within the retry window, saying which subscription, which event and why', async () => {
+    const pub = await publisher();
+    const failing = await consumer([{ status: 503 }]);
+    const subscriptionId = await subscribe(pub.address, failing.url);
+    const event = eventAt(pub.address, LOCK_STATE, 'HOLDOVER');
+    const published = Date.now();
+    await publishAccepted(pub.id, event);
+    const [letter] = await eventually(
+      () => (deadLettersOf(subscriptionId).length > 0 ? deadLettersOf(subscriptionId) : undefined),
+      'a dead letter',
+      (WINDOW_SECONDS + 5) * 1000,
+    );
+    expect(Date.now() - published).toBeGreaterThanOrEqual(WINDOW_SECONDS * 1000 - 100);
+    expect(letter).toMatchObject({
+      kind: 'dead-letter',
+      subscriptionId,
+      endpointUri: failing.url,
+      resourceAddress: pub.address,
+      publisherId: pub.id,
+      event,
+      webhookId: failing.received[0]?.headers['webhook-id'],
+    });
+    expect(letter?.reason).toMatch(/retry window of 3 s ended; last failure: it answered HTTP 503/);
+    expect(letter?.attempts).toBeGreaterThanOrEqual(failing.received.length);
+    expect(failing.received.length).toBeGreaterThanOrEqual(4);
+    const count = failing.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(failing.received).toHaveLength(count); // given up on: no more attempts
+  });
+
+  it('dead-letters a 400 at once, without a retry', async () => {
+    const pub = await publisher();
+    const refusing = await consumer([{ status: 400 }]);
+    const subscriptionId = await subscribe(pub.address, refusing.url);
+    const event = eventAt(pub.address, LOCK_STATE, 'FREERUN');
+    await publishAccepted(pub.id, event);
+    const [letter] = await eventually(
+      () => (deadLettersOf(subscriptionId).length > 0 ? deadLettersOf(subscriptionId) : undefined),
+      'a dead letter',
+    );
+    expect(letter).toMatchObject({ subscriptionId, event, attempts: 1 });
+    expect(letter?.reason).toBe('it answered HTTP 400, which is not retried');
+    await new Promise((resolve) => setTimeout(resolve, 3 * MAX_MS));
+    expect(refusing.received).toHaveLength(1);
+    expect(await subscriptionStatus(subscriptionId)).toBe(200);
+  });
+
+  it('honours Retry-After: the next attempt waits for it, not for the shorter back-off', async () => {
+    const pub = await publisher();
+    const busy = await consumer([{ status: 429, headers: { 'Retry-After': '2' } }, { status: 204 }]);
+    await subscribe(pub.address, busy.url);
+    await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'HOLDOVER'));
+    const [first, second] = await busy.waitFor(2);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(2000 - 20);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeLessThan(2000 + 1000);
+  });
+
+  it('DELETE of a subscription drops its pending deliveries', async () => {
+    const pub = await publisher();
+    const failing = await consumer([{ status: 500 }]);
+    const subscriptionId = await subscribe(pub.address, failing.url);
+    await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'HOLDOVER'));
+    await failing.waitFor(1);
+    await unsubscribe(subscriptionId);
+    const count = failing.received.length;
+    await new Promise((resolve) => setTimeout(resolve, 4 * MAX_MS));
+    expect(failing.received.length).toBeLessThanOrEqual(count + 1); // at most one attempt in flight
+    expect(deadLettersOf(subscriptionId)).toEqual([]);
+  });
+
+  it("sends a new inclusive subscription's other current states through the queue", async () => {
+    const node = freshNode();
+    const lock = await publisher(node, LOCK_STATE);
+    const clock = await publisher(node, CLOCK_CLASS);
+    const older = eventAt(lock.address, LOCK_STATE, 'HOLDOVER', new Date(Date.now() - 1000).toISOString());
+    const newer = eventAt(clock.address, CLOCK_CLASS, 7);
+    await publishAccepted(lock.id, older);
+    await publishAccepted(clock.id, newer);
+    const late = await consumer();
+    await subscribe(node, late.url);
+    const received = await late.waitFor(2);
+    expect(received[0]?.body).toEqual(newer); // the initial notification
+    expect(received[1]?.body).toEqual(older);
+  });
+
+  it('emits NotificationsDelivered, NotificationDeliveryFailures and DeliveryLatency', async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => {
+      lines.push(String(line));
+    });
+    try {
+      const pub = await publisher();
+      const flaky = await consumer([{ status: 503 }, { status: 204 }]);
+      await subscribe(pub.address, flaky.url);
+      await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'HOLDOVER'));
+      await flaky.waitFor(2);
+      await eventually(() => lines.some((line) => line.includes('"NotificationsDelivered"')), 'the metric');
+    } finally {
+      spy.mockRestore();
+    }
+    const metrics = lines.filter((line) => line.includes('"_aws"')).map((line) => JSON.parse(line));
+    const delivered = metrics.find((m) => m.NotificationsDelivered !== undefined);
+    expect(delivered?.DeliveryLatency).toBeGreaterThan(0);
+    expect(delivered?._aws.CloudWatchMetrics[0].Namespace).toBe('OCloudNotifications');
+    expect(metrics.some((m) => m.NotificationDeliveryFailures !== undefined)).toBe(true);
+  });
+});

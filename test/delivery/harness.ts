@@ -1,0 +1,76 @@
+/**
+ * Queued delivery in-process: the local queue of `npm start` (scripts/local-queue.mjs) with its
+ * poller invoking the real fan-out and deliver handlers directly, instead of through serverless
+ * offline. Tests that publish call `startDeliveryHarness()` in a beforeAll, before the first
+ * publish, because the delivery settings are read once per test file.
+ */
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { handler as deliverHandler } from '../../functions/deliver';
+import { handler as fanOutHandler } from '../../functions/fan-out';
+import { DEFAULT_CONSUMERS, type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { lambdaContext } from '../support/http-event';
+
+export interface HarnessOptions {
+  retryWindowSeconds?: number;
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Listen here instead of on a free port. */
+  port?: number;
+  /** Do not set LOCAL_QUEUE_URL (it was set already). */
+  keepEnv?: boolean;
+}
+
+const SETTINGS = {
+  DELIVERY_RETRY_WINDOW_SECONDS: 'retryWindowSeconds',
+  DELIVERY_BACKOFF_BASE_MS: 'backoffBaseMs',
+  DELIVERY_BACKOFF_MAX_MS: 'backoffMaxMs',
+} as const;
+
+type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
+const handlers: Record<string, Handler> = { fanOut: fanOutHandler, deliver: deliverHandler };
+
+export async function startDeliveryHarness(
+  options: HarnessOptions = {},
+): Promise<LocalQueue & { restoreEnv(): void }> {
+  const saved = { ...process.env };
+  for (const [variable, option] of Object.entries(SETTINGS)) {
+    const value = options[option];
+    if (value !== undefined) process.env[variable] = String(value);
+  }
+  const queue = await startLocalQueue({
+    port: options.port ?? 0,
+    // The handlers run in this process: more invocations at once cost nothing here.
+    consumers: DEFAULT_CONSUMERS.map((consumer) => ({ ...consumer, concurrency: consumer.concurrency * 2 })),
+    log: () => undefined,
+  });
+  if (!options.keepEnv) process.env.LOCAL_QUEUE_URL = queue.url;
+  queue.startPolling(async (functionKey, event) => {
+    const handler = handlers[functionKey];
+    if (!handler) throw new Error(`no handler ${functionKey}`);
+    return handler(event as unknown as SQSEvent, lambdaContext());
+  });
+  return {
+    ...queue,
+    restoreEnv() {
+      for (const variable of [...Object.keys(SETTINGS), 'LOCAL_QUEUE_URL']) {
+        if (saved[variable] === undefined) delete process.env[variable];
+        else process.env[variable] = saved[variable];
+      }
+    },
+  };
+}
+
+/** Resolves once `check` holds, polling; rejects with `what` after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}

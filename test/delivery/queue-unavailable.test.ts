@@ -1,0 +1,49 @@
+/**
+ * Publishing while the queue cannot take the fan-out message: the producer gets a 503 with
+ * Retry-After, and its retry of the same event is accepted and delivered once the queue is back.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
+import type { LocalQueue } from '../../scripts/local-queue.mjs';
+import { startConsumer } from '../support/consumer';
+import { eventAt, freshNode, LOCK_STATE, publish, registerPublisher, subscribe } from './api';
+import { startDeliveryHarness } from './harness';
+
+let port: number;
+let queue: (LocalQueue & { restoreEnv(): void }) | undefined;
+const saved = process.env.LOCAL_QUEUE_URL;
+
+beforeAll(async () => {
+  port = await freePort();
+  process.env.LOCAL_QUEUE_URL = `http://127.0.0.1:${port}`; // nothing listens there yet
+});
+
+afterAll(async () => {
+  await queue?.stop();
+  if (saved === undefined) delete process.env.LOCAL_QUEUE_URL;
+  else process.env.LOCAL_QUEUE_URL = saved;
+});
+
+it('answers 503 with Retry-After, and accepts and delivers the repeat once the queue is back', async () => {
+  const address = `${freshNode()}${LOCK_STATE}`;
+  const publisherId = await registerPublisher(address);
+  const consumer = await startConsumer();
+  try {
+    await subscribe(address, consumer.url);
+    const event = eventAt(address, LOCK_STATE, 'HOLDOVER');
+
+    const refused = await publish(publisherId, event);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+
+    queue = await startDeliveryHarness({ port, keepEnv: true });
+    const retried = await publish(publisherId, event);
+    expect(retried.status).toBe(202);
+    const [delivered] = await consumer.waitFor(1);
+    expect(delivered?.body).toEqual(event);
+    expect((await publish(publisherId, event)).status).toBe(200); // now a repeat
+  } finally {
+    await consumer.close();
+  }
+});

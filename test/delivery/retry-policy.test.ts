@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { SendOutcome } from '../../lib/delivery/http-sender';
+import { backoffMs, judge } from '../../lib/delivery/retry-policy';
+
+const response = (status: number, retryAfterSeconds?: number): SendOutcome =>
+  retryAfterSeconds === undefined
+    ? { kind: 'response', status }
+    : { kind: 'response', status, retryAfterSeconds };
+
+describe('judge (contract section 7)', () => {
+  it.each([200, 201, 202, 204, 299])('%i is delivered', (status) => {
+    expect(judge(response(status), 2000)).toEqual({ kind: 'delivered' });
+  });
+
+  it('410 deletes the subscription', () => {
+    expect(judge(response(410), 2000)).toEqual({ kind: 'gone' });
+  });
+
+  it.each([404, 408, 429, 500, 502, 503, 504, 301, 302, 307, 308])('%i is retried', (status) => {
+    expect(judge(response(status), 2000).kind).toBe('retry');
+  });
+
+  it('says a redirect was not followed', () => {
+    expect(judge(response(302), 2000)).toEqual({
+      kind: 'retry',
+      reason: 'it answered HTTP 302 (redirects are not followed)',
+    });
+  });
+
+  it.each([400, 401, 403, 405, 409, 413, 415, 422])('%i is not retried', (status) => {
+    expect(judge(response(status), 2000)).toEqual({
+      kind: 'give-up',
+      reason: `it answered HTTP ${status}, which is not retried`,
+    });
+  });
+
+  it('retries time-outs and network errors, not what the network policy forbids', () => {
+    expect(judge({ kind: 'timeout' }, 2000)).toEqual({ kind: 'retry', reason: 'no answer within 2000 ms' });
+    expect(judge({ kind: 'network-error', reason: 'ECONNREFUSED' }, 2000).kind).toBe('retry');
+    expect(judge({ kind: 'forbidden', reason: 'link-local address' }, 2000)).toEqual({
+      kind: 'give-up',
+      reason: 'refused by the network policy: link-local address',
+    });
+  });
+
+  it('carries Retry-After in milliseconds', () => {
+    expect(judge(response(503, 7), 2000)).toMatchObject({ kind: 'retry', retryAfterMs: 7000 });
+  });
+});
+
+describe('backoffMs: exponential, capped, with equal jitter', () => {
+  const backoff = { baseMs: 1000, maxMs: 300_000 };
+
+  it('waits between half and all of min(max, base·2^(n−1))', () => {
+    for (let attempt = 1; attempt <= 20; attempt++) {
+      const step = Math.min(300_000, 1000 * 2 ** (attempt - 1));
+      expect(backoffMs(attempt, backoff, () => 0)).toBe(step / 2);
+      expect(backoffMs(attempt, backoff, () => 1)).toBe(step);
+    }
+  });
+
+  it('stays within the cap for absurd attempt numbers', () => {
+    expect(backoffMs(10_000, backoff, () => 1)).toBe(300_000);
+    expect(backoffMs(0, backoff, () => 1)).toBe(1000);
+  });
+
+  it('spreads retries out', () => {
+    const waits = new Set(Array.from({ length: 50 }, () => backoffMs(5, backoff)));
+    expect(waits.size).toBeGreaterThan(10);
+  });
+});

@@ -1,0 +1,382 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as createPublisher } from '../../functions/create-publisher';
+import { handler as createSubscription } from '../../functions/create-subscription';
+import { handler as emitGauges } from '../../functions/emit-gauges';
+import { handler as publishEvent } from '../../functions/publish-event';
+import tableSchema from '../../lib/store/table-schema.json';
+import { startConsumer } from '../support/consumer';
+import { captureEmf, type EmfRecord } from '../support/emf';
+import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { httpApiEvent, invoke, lambdaContext } from '../support/http-event';
+import { useQueuedDelivery } from '../support/queued-delivery';
+
+const deliveryQueue = useQueuedDelivery();
+
+/**
+ * `serverless package --stage prod` is what an operator deploys: these tests read the generated
+ * CloudFormation and check routes, authorisers, permissions, table, queues, alarms and dashboard.
+ */
+const run = promisify(execFile);
+
+type Resource = {
+  Type: string;
+  Properties: Record<string, unknown>;
+  DeletionPolicy?: string;
+  Condition?: string;
+};
+type Template = { Resources: Record<string, Resource> };
+
+/** The per-function bundle budget the README states. */
+const BUNDLE_BUDGET_BYTES = 256 * 1024;
+
+async function packageStack(extraArgs: string[] = []): Promise<{ dir: string; template: Template }> {
+  const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-'));
+  await run('node_modules/.bin/serverless', ['package', '--stage', 'prod', '--package', dir, ...extraArgs], {
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOCAL_QUEUE_URL: '' },
+    timeout: 180_000,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  const template = JSON.parse(await readFile(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
+  return { dir, template };
+}
+
+const byType = (template: Template, type: string) =>
+  Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
+
+const PRODUCER_ROUTES = [
+  'POST /api/ocloudNotifications/v2/publishers',
+  'GET /api/ocloudNotifications/v2/publishers/{publisherId}',
+  'DELETE /api/ocloudNotifications/v2/publishers/{publisherId}',
+  'POST /api/ocloudNotifications/v2/publishers/{publisherId}/events',
+];
+const CONSUMER_ROUTES = [
+  'POST /api/ocloudNotifications/v2/subscriptions',
+  'GET /api/ocloudNotifications/v2/subscriptions',
+  'DELETE /api/ocloudNotifications/v2/subscriptions',
+  'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
+  'DELETE /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
+  'GET /api/ocloudNotifications/v2/{proxy+}',
+  'GET /api/ocloudNotifications/v2/publishers',
+];
+const OPEN_ROUTES = ['GET /api/ocloudNotifications/v2/health', '$default'];
+
+function routes(template: Template): Record<string, { type: string; authorizer: unknown }> {
+  return Object.fromEntries(
+    byType(template, 'AWS::ApiGatewayV2::Route').map(([, route]) => [
+      route.Properties.RouteKey as string,
+      {
+        type: (route.Properties.AuthorizationType as string | undefined) ?? 'NONE',
+        authorizer: route.Properties.AuthorizerId,
+      },
+    ]),
+  );
+}
+
+describe('serverless package --stage prod', () => {
+  let iam: { dir: string; template: Template };
+  let jwt: { dir: string; template: Template };
+
+  beforeAll(async () => {
+    // One after the other: both builds use the service's esbuild work directory.
+    iam = await packageStack();
+    jwt = await packageStack([
+      '--param=consumerAuth=jwt',
+      '--param=jwtIssuerUrl=https://issuer.example.com/',
+      '--param=jwtAudience=ocloud-consumers',
+    ]);
+  }, 300_000);
+
+  afterAll(async () => {
+    await Promise.all([iam, jwt].filter(Boolean).map(({ dir }) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('declares every route of the contract, producers behind IAM and consumers behind IAM by default', () => {
+    const declared = routes(iam.template);
+    expect(Object.keys(declared).sort()).toEqual(
+      [...PRODUCER_ROUTES, ...CONSUMER_ROUTES, ...OPEN_ROUTES].sort(),
+    );
+    for (const route of [...PRODUCER_ROUTES, ...CONSUMER_ROUTES])
+      expect(declared[route]?.type, route).toBe('AWS_IAM');
+    for (const route of OPEN_ROUTES) expect(declared[route]?.type, route).toBe('NONE');
+  });
+
+  it('puts consumer routes behind a JWT authoriser when consumerAuth=jwt, producers still behind IAM', () => {
+    const declared = routes(jwt.template);
+    for (const route of CONSUMER_ROUTES) {
+      expect(declared[route], route).toEqual({
+        type: 'JWT',
+        authorizer: { Ref: 'HttpApiAuthorizerConsumerJwt' },
+      });
+    }
+    for (const route of PRODUCER_ROUTES) expect(declared[route]?.type, route).toBe('AWS_IAM');
+    const [, authorizer] = byType(jwt.template, 'AWS::ApiGatewayV2::Authorizer')[0] ?? [];
+    expect(authorizer?.Properties).toMatchObject({
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: { Audience: ['ocloud-consumers'], Issuer: 'https://issuer.example.com/' },
+    });
+    const functions = byType(jwt.template, 'AWS::Lambda::Function');
+    for (const [, fn] of functions) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.CONSUMER_AUTH).toBe('jwt');
+    }
+  });
+
+  it('runs every function on nodejs22.x or newer, each with a role of its own', () => {
+    const functions = byType(iam.template, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(15);
+    const roles = new Set<string>();
+    for (const [name, fn] of functions) {
+      const runtime = String(fn.Properties.Runtime);
+      expect(Number(/^nodejs(\d+)\.x$/.exec(runtime)?.[1]), `${name} ${runtime}`).toBeGreaterThanOrEqual(22);
+      roles.add(JSON.stringify(fn.Properties.Role));
+    }
+    expect(roles.size).toBe(functions.length);
+    expect(iam.template.Resources.IamRoleLambdaExecution).toBeUndefined();
+  });
+
+  it('grants each function only the table and queue actions it needs', () => {
+    const expected: Record<string, string[]> = {
+      CreateSubscription: [
+        'dynamodb:BatchGetItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'sqs:SendMessage',
+      ],
+      ListSubscriptions: ['dynamodb:Query'],
+      DeleteAllSubscriptions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+      GetSubscription: ['dynamodb:GetItem'],
+      DeleteSubscription: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      GetCurrentState: ['dynamodb:GetItem'],
+      ListPublishers: ['dynamodb:Query'],
+      Health: ['dynamodb:GetItem'],
+      CreatePublisher: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      GetPublisher: ['dynamodb:GetItem'],
+      DeletePublisher: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      PublishEvent: [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'sqs:SendMessage',
+      ],
+      FanOut: [
+        'dynamodb:Query',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ],
+      Deliver: [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:UpdateItem',
+        'sqs:ChangeMessageVisibility',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ],
+      EmitGauges: ['dynamodb:Query'],
+      NotFound: [],
+    };
+    for (const [name, actions] of Object.entries(expected)) {
+      const role = iam.template.Resources[`${name}IamRoleLambdaExecution`];
+      expect(role, name).toBeDefined();
+      const statements = (
+        (role?.Properties.Policies ?? []) as {
+          PolicyDocument: { Statement: { Action: string[]; Resource: unknown[] }[] };
+        }[]
+      ).flatMap((policy) => policy.PolicyDocument.Statement);
+      const granted = statements.flatMap((s) => s.Action).filter((action) => !action.startsWith('logs:'));
+      expect([...new Set(granted)].sort(), name).toEqual(actions);
+      for (const statement of statements) {
+        expect(
+          statement.Action.some((action) => action.includes('*')),
+          name,
+        ).toBe(false);
+        for (const resource of statement.Resource) {
+          const text = JSON.stringify(resource);
+          if (statement.Action.every((action) => action.startsWith('logs:'))) {
+            expect(text, name).toContain('/aws/lambda/ocloud-notifications-prod');
+          } else {
+            expect(text, name).toMatch(/NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue/);
+          }
+        }
+      }
+    }
+  });
+
+  it('deploys the table from the shared schema with recovery, encryption, deletion protection and TTL', () => {
+    const table = iam.template.Resources.NotificationsTable;
+    expect(table?.DeletionPolicy).toBe('Retain');
+    expect(table?.Properties).toMatchObject({
+      TableName: 'ocloud-notifications-prod',
+      BillingMode: tableSchema.BillingMode,
+      KeySchema: tableSchema.KeySchema,
+      AttributeDefinitions: tableSchema.AttributeDefinitions,
+      GlobalSecondaryIndexes: tableSchema.GlobalSecondaryIndexes,
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+  });
+
+  it('has the delivery queues with a dead-letter queue behind them', () => {
+    const { FanOutQueue, DeliveryQueue, DeadLetterQueue } = iam.template.Resources;
+    const deadLetterArn = { 'Fn::GetAtt': ['DeadLetterQueue', 'Arn'] };
+    expect(FanOutQueue?.Properties.RedrivePolicy).toMatchObject({ deadLetterTargetArn: deadLetterArn });
+    expect(DeliveryQueue?.Properties.RedrivePolicy).toMatchObject({ deadLetterTargetArn: deadLetterArn });
+    expect(DeliveryQueue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 30);
+    expect(DeadLetterQueue?.Properties.MessageRetentionPeriod).toBe(1_209_600);
+    const mappings = byType(iam.template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    expect(mappings).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 }),
+        expect.objectContaining({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 1 }),
+      ]),
+    );
+  });
+
+  it('alarms on the 5xx rate, on throttling and on anything dead-lettered, notifying the alarm topic', () => {
+    const alarms = Object.fromEntries(
+      byType(iam.template, 'AWS::CloudWatch::Alarm').map(
+        ([, alarm]) => [String(alarm.Properties.AlarmName), alarm.Properties] as const,
+      ),
+    );
+    expect(Object.keys(alarms).sort()).toEqual([
+      'ocloud-notifications-prod-5xx-rate',
+      'ocloud-notifications-prod-dead-letters',
+      'ocloud-notifications-prod-throttling',
+    ]);
+    for (const alarm of Object.values(alarms)) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: 'AlarmTopic' }]);
+      expect(String(alarm.AlarmDescription).length).toBeGreaterThan(20);
+    }
+    const text = JSON.stringify(alarms);
+    expect(text).toContain('"5xx"');
+    expect(text).toContain('WriteThrottleEvents');
+    expect(alarms['ocloud-notifications-prod-dead-letters']).toMatchObject({
+      MetricName: 'ApproximateNumberOfMessagesVisible',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
+  });
+
+  it('shows on its dashboard exactly the metrics the handlers print, with the same dimensions', async () => {
+    const printed = await printedMetrics();
+    const dashboard = dashboardMetrics(iam.template);
+    expect([...dashboard.keys()].sort()).toEqual([...printed.keys()].sort());
+    for (const [name, dimensions] of dashboard) {
+      expect(dimensions, name).toEqual({ Service: 'ocloud-notifications', Stage: 'prod' });
+      expect(Object.keys(printed.get(name) ?? {}), name).toEqual(['Service', 'Stage']);
+      expect(printed.get(name)?.Service, name).toBe('ocloud-notifications');
+    }
+  });
+
+  it('keeps logs for the configured retention', () => {
+    const groups = byType(iam.template, 'AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThanOrEqual(15);
+    for (const [name, group] of groups) expect(group.Properties.RetentionInDays, name).toBe(30);
+  });
+
+  it(`keeps every function's bundle under ${BUNDLE_BUDGET_BYTES / 1024} KiB zipped`, async () => {
+    const functions = byType(iam.template, 'AWS::Lambda::Function');
+    for (const [name, fn] of functions) {
+      const key = String((fn.Properties.Code as { S3Key: unknown }).S3Key);
+      const zip = join(iam.dir, key.split('/').pop() ?? '');
+      const { size } = await stat(zip);
+      expect(size, name).toBeLessThanOrEqual(BUNDLE_BUDGET_BYTES);
+    }
+  });
+});
+
+/** Metric name → dimension values, from the dashboard's OCloudNotifications widgets. */
+function dashboardMetrics(template: Template): Map<string, Record<string, string>> {
+  const dashboard = template.Resources.Dashboard;
+  if (!dashboard) throw new Error('the template has no Dashboard');
+  const body = (dashboard.Properties.DashboardBody as { 'Fn::Sub': string })['Fn::Sub'];
+  const widgets = (JSON.parse(body) as { widgets: { properties: { metrics?: unknown[][] } }[] }).widgets;
+  const found = new Map<string, Record<string, string>>();
+  for (const widget of widgets) {
+    for (const metric of widget.properties.metrics ?? []) {
+      if (metric[0] !== 'OCloudNotifications') continue;
+      const [, name, ...rest] = metric as string[];
+      const pairs = rest.filter((part) => typeof part === 'string');
+      const dimensions: Record<string, string> = {};
+      for (let i = 0; i + 1 < pairs.length; i += 2) dimensions[pairs[i] as string] = pairs[i + 1] as string;
+      found.set(name as string, dimensions);
+    }
+  }
+  return found;
+}
+
+/**
+ * Metric name → dimension values, from the EMF lines the handlers print when they run: a publish
+ * delivered to one consumer that accepts it and one that refuses it for good, and the gauges.
+ */
+async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
+  const node = `/${uniqueCluster()}/site-1/node-1`;
+  const accepting = await startConsumer([{ status: 204 }]);
+  const refusing = await startConsumer([{ status: 400 }]);
+  const records: EmfRecord[] = [];
+  try {
+    const registered = await invoke(
+      createPublisher,
+      httpApiEvent({
+        method: 'POST',
+        path: '/publishers',
+        body: { ResourceAddress: `${node}/sync/ptp-status/lock-state` },
+      }),
+    );
+    const publisherId = (registered.body as { SubscriptionId: string }).SubscriptionId;
+    for (const consumer of [accepting, refusing]) {
+      const subscribed = await invoke(
+        createSubscription,
+        httpApiEvent({
+          method: 'POST',
+          path: '/subscriptions',
+          body: { ResourceAddress: node, EndpointUri: consumer.url },
+        }),
+      );
+      expect(subscribed.status).toBe(201);
+    }
+    records.push(
+      ...(await captureEmf(async () => {
+        await invoke(
+          publishEvent,
+          httpApiEvent({
+            method: 'POST',
+            path: `/publishers/${publisherId}/events`,
+            pathParameters: { publisherId },
+            body: lockStateEvent({ node }),
+          }),
+        );
+        await Promise.all([accepting.waitFor(1), refusing.waitFor(1)]);
+        const deadline = Date.now() + 10_000;
+        while (!deliveryQueue().idle() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      })),
+      ...(await captureEmf(() => emitGauges({}, lambdaContext()))),
+    );
+  } finally {
+    await Promise.all([accepting.close(), refusing.close()]);
+  }
+  const found = new Map<string, Record<string, unknown>>();
+  for (const record of records) {
+    for (const directive of record._aws.CloudWatchMetrics) {
+      expect(directive.Namespace).toBe('OCloudNotifications');
+      for (const metric of directive.Metrics) {
+        found.set(metric.Name, Object.fromEntries(directive.Dimensions.flat().map((d) => [d, record[d]])));
+      }
+    }
+  }
+  return found;
+}
