@@ -17,6 +17,8 @@ export default defineConfig({
       LOG_LEVEL: 'warn',
     },
     hookTimeout: 90_000,
+    // Handlers print EMF and log lines; show them only for tests that fail.
+    silent: 'passed-only',
     testTimeout: 30_000,
   },
 });

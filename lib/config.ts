@@ -82,6 +82,15 @@ function baseUrl(env: Env): string | undefined {
   return `${url.protocol}//${url.host}`;
 }
 
+/** `none` means one anonymous principal: fine on a developer's machine, never when deployed. */
+function consumerAuth(env: Env, isLocal: boolean): AuthMode {
+  const mode = oneOf(env, 'CONSUMER_AUTH', ['none', 'iam', 'jwt'] as const, isLocal ? 'none' : 'iam');
+  if (mode === 'none' && !isLocal) {
+    throw new ConfigError('environment variable CONSUMER_AUTH must be iam or jwt outside the local stage');
+  }
+  return mode;
+}
+
 export function loadConfig(env: Env): Config {
   const stage = optional(env, 'STAGE', 'local');
   const isLocal = stage === 'local';
@@ -91,7 +100,7 @@ export function loadConfig(env: Env): Config {
     stage,
     tableName: required(env, 'TABLE_NAME'),
     publicBaseUrl: baseUrl(env),
-    consumerAuth: oneOf(env, 'CONSUMER_AUTH', ['none', 'iam', 'jwt'] as const, 'none'),
+    consumerAuth: consumerAuth(env, isLocal),
     networkPolicy: {
       mode: oneOf(
         env,

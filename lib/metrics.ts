@@ -1,5 +1,13 @@
 import type middy from '@middy/core';
-import { createMetricsLogger, Unit } from 'aws-embedded-metrics';
+// Deep imports, not the package index: the index (and createMetricsLogger) pulls in environment
+// detection for EC2, ECS and the CloudWatch agent (TCP/UDP sinks) into every bundle, ~20 KiB of
+// minified code a Lambda never runs. Lambda (or Local, for offline and tests) writes EMF to stdout.
+import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnvironment';
+import { LambdaEnvironment } from 'aws-embedded-metrics/lib/environment/LambdaEnvironment';
+import { LocalEnvironment } from 'aws-embedded-metrics/lib/environment/LocalEnvironment';
+import { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext';
+import { MetricsLogger } from 'aws-embedded-metrics/lib/logger/MetricsLogger';
+import { Unit } from 'aws-embedded-metrics/lib/logger/Unit';
 import type { Context } from 'aws-lambda';
 import { config } from './config';
 
@@ -19,6 +27,17 @@ export interface Metrics {
   /** Milliseconds from acceptance of the event to the consumer's 2xx. */
   deliveryLatency(milliseconds: number): void;
 }
+
+/** What `createMetricsLogger()` would detect where these functions run: Lambda, or the override. */
+let environment: Promise<IEnvironment> | undefined;
+const resolveEnvironment = () => {
+  environment ??= Promise.resolve(
+    process.env.AWS_EMF_ENVIRONMENT?.toLowerCase() === 'local'
+      ? new LocalEnvironment()
+      : new LambdaEnvironment(),
+  );
+  return environment;
+};
 
 type ContextWithMetrics = Context & { metrics?: Metrics };
 
@@ -40,7 +59,7 @@ export function emitMetrics<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TRes
   };
   return {
     before: async (request) => {
-      const logger = createMetricsLogger();
+      const logger = new MetricsLogger(resolveEnvironment, MetricsContext.empty());
       logger.setNamespace(NAMESPACE);
       logger.setDimensions({ Service: config().serviceName, Stage: config().stage });
       logger.setProperty('RequestId', request.context.awsRequestId);

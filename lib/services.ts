@@ -17,7 +17,9 @@ import { DynamoStore } from './store/dynamo-store';
 
 /**
  * The composition root: each piece is built once per process on first use, so a function's
- * bundle holds only what its handler reaches.
+ * bundle holds only what its handler reaches. The `@__PURE__` marks are what make that true:
+ * without them esbuild must keep every `once(...)` call (it cannot know `once` has no side
+ * effects), and with it every class those closures name, in every function's bundle.
  */
 function once<T>(build: () => T): () => T {
   let value: T | undefined;
@@ -27,14 +29,18 @@ function once<T>(build: () => T): () => T {
   };
 }
 
-const userAgent = once(() => `${config().serviceName}/${config().serviceVersion}`);
+const userAgent = /* @__PURE__ */ once(() => `${config().serviceName}/${config().serviceVersion}`);
 
-export const store = once<NotificationStore>(() => new DynamoStore(documentClient(), config().tableName));
+export const store = /* @__PURE__ */ once<NotificationStore>(
+  () => new DynamoStore(documentClient(), config().tableName),
+);
 
-export const networkPolicy = once<NetworkPolicy>(() => createNetworkPolicy(config().networkPolicy));
+export const networkPolicy = /* @__PURE__ */ once<NetworkPolicy>(() =>
+  createNetworkPolicy(config().networkPolicy),
+);
 
 /** SQS when deployed; the local HTTP queue when LOCAL_QUEUE_URL is set (`npm start`, tests). */
-export const queue = once<QueuePort>(() => {
+export const queue = /* @__PURE__ */ once<QueuePort>(() => {
   const settings = deliveryConfig().queue;
   return settings.kind === 'local'
     ? new LocalHttpQueue(settings.url)
@@ -53,11 +59,13 @@ const queueOnFirstUse: QueuePort = {
     queue().changeVisibility(name, receiptHandle, timeoutMs),
 };
 
-export const delivery = once<DeliveryPort>(() => new QueuedDelivery(queueOnFirstUse, store()));
+export const delivery = /* @__PURE__ */ once<DeliveryPort>(
+  () => new QueuedDelivery(queueOnFirstUse, store()),
+);
 
-export const fanOut = once(() => new FanOut(store(), queue()));
+export const fanOut = /* @__PURE__ */ once(() => new FanOut(store(), queue()));
 
-export const deliveryBatch = once(() => {
+export const deliveryBatch = /* @__PURE__ */ once(() => {
   const settings = deliveryConfig();
   const deliverer = new Deliverer(store(), networkPolicy(), {
     timeoutMs: config().deliveryTimeoutMs,
@@ -68,7 +76,7 @@ export const deliveryBatch = once(() => {
   return new DeliveryBatch(deliverer, queue());
 });
 
-export const subscriptions = once(
+export const subscriptions = /* @__PURE__ */ once(
   () =>
     new Subscriptions(
       store(),
@@ -77,4 +85,6 @@ export const subscriptions = once(
     ),
 );
 
-export const publishers = once(() => new Publishers(store(), delivery(), config().dedupTtlSeconds));
+export const publishers = /* @__PURE__ */ once(
+  () => new Publishers(store(), delivery(), config().dedupTtlSeconds),
+);

@@ -185,6 +185,15 @@ describe('loadConfig: CONSUMER_AUTH', () => {
       expectConfigError({ ...BASE_ENV, CONSUMER_AUTH: mode }, 'CONSUMER_AUTH');
     },
   );
+
+  it('defaults to none locally and to iam in a deployed stage', () => {
+    expect(load().consumerAuth).toBe('none');
+    expect(load({ STAGE: 'prod' }).consumerAuth).toBe('iam');
+  });
+
+  it('refuses none outside the local stage: one anonymous principal is for a developer machine', () => {
+    expectConfigError({ ...BASE_ENV, STAGE: 'prod', CONSUMER_AUTH: 'none' }, 'CONSUMER_AUTH');
+  });
 });
 
 describe('loadConfig: positive integers', () => {

@@ -1,0 +1,44 @@
+// @ts-check
+/**
+ * The baseline of part 4: a minimal HTTP server that makes the same DynamoDB read as the route
+ * (GetItem SUB#<id> or PUBADDR#<address>, consistent) with the same SDK and answers JSON.
+ * Usage: node bench/bare-server.mjs (env: DYNAMO_ENDPOINT, TABLE_NAME); prints `@@port <n>`.
+ */
+import http from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+
+const BASE = '/api/ocloudNotifications/v2';
+const db = DynamoDBDocumentClient.from(
+  new DynamoDBClient({
+    endpoint: process.env.DYNAMO_ENDPOINT,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  }),
+);
+const TableName = process.env.TABLE_NAME;
+
+const server = http.createServer(async (req, res) => {
+  const path = decodeURI((req.url ?? '').split('?')[0] ?? '').slice(BASE.length);
+  const key = path.startsWith('/subscriptions/')
+    ? { pk: `SUB#${path.slice('/subscriptions/'.length)}`, sk: 'SUB' }
+    : path.endsWith('/CurrentState')
+      ? { pk: `PUBADDR#${path.slice(0, -'/CurrentState'.length)}`, sk: 'PUBADDR' }
+      : undefined;
+  if (!key) {
+    res.writeHead(404).end();
+    return;
+  }
+  try {
+    const { Item } = await db.send(new GetCommand({ TableName, Key: key, ConsistentRead: true }));
+    res.writeHead(Item ? 200 : 404, { 'Content-Type': 'application/json' }).end(JSON.stringify(Item ?? {}));
+  } catch (error) {
+    res.writeHead(500).end(String(error));
+  }
+});
+server.keepAliveTimeout = 60_000;
+server.listen(0, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(`@@port ${typeof address === 'object' && address ? address.port : 0}\n`);
+});
+process.on('SIGTERM', () => process.exit(0));

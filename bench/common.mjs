@@ -1,0 +1,301 @@
+// @ts-check
+/**
+ * Shared pieces of `npm run bench`: the esbuild options of serverless.yml, bundling, statistics,
+ * verdicts, HTTP API v2 events and the bare DynamoDB client the baselines use.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { build } from 'esbuild';
+
+export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+export const BASE_PATH = '/api/ocloudNotifications/v2';
+export const TABLE_NAME = 'ocloud-notifications-bench';
+
+/**
+ * serverless.yml `custom.esbuild` and the handlers of `functions:`, read from the file itself so
+ * that the bench bundles exactly as `serverless package` does.
+ */
+export function serverlessConfig() {
+  const text = readFileSync(join(PROJECT_DIR, 'serverless.yml'), 'utf8');
+  const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*#.*\n)+)/.exec(text)?.[1] ?? '';
+  /** @type {Record<string, unknown>} */
+  const esbuild = {};
+  for (const line of block.split('\n')) {
+    const match = /^ {4}(\w+):\s*(.*?)\s*$/.exec(line);
+    if (!match) continue;
+    const [, key = '', raw = ''] = match;
+    esbuild[key] = raw === 'true' ? true : raw === 'false' ? false : raw.startsWith('[') ? [] : raw;
+  }
+  /** @type {Record<string, string>} */
+  const functions = {};
+  for (const match of text.matchAll(
+    /\n {2}(\w+):\n {4}(?:#.*\n {4})*handler: (functions\/[\w-]+)\.handler/g,
+  )) {
+    functions[match[1] ?? ''] = `${match[2]}.ts`;
+  }
+  return { esbuild, functions };
+}
+
+/** The esbuild JS API options equivalent to serverless.yml custom.esbuild (serverless-esbuild). */
+export function esbuildOptions() {
+  const { esbuild } = serverlessConfig();
+  return {
+    bundle: esbuild.bundle !== false,
+    minify: esbuild.minify === true,
+    sourcemap: esbuild.sourcemap === true,
+    format: /** @type {'cjs'} */ (String(esbuild.format ?? 'cjs')),
+    target: String(esbuild.target ?? 'node22'),
+    platform: /** @type {'node'} */ (String(esbuild.platform ?? 'node')),
+    keepNames: esbuild.keepNames === true,
+    external: /** @type {string[]} */ ([]), // exclude: [] — the SDK is bundled
+    absWorkingDir: PROJECT_DIR,
+    logLevel: /** @type {'error'} */ ('error'),
+  };
+}
+
+export const BARE_HANDLER_SOURCE = `import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+const client = new DynamoDBClient({});
+export const handler = async () => {
+  const result = await client.send(new GetItemCommand({
+    TableName: process.env.TABLE_NAME,
+    Key: { pk: { S: 'HEALTH' }, sk: { S: 'HEALTH' } },
+  }));
+  return { statusCode: 200, headers: { 'Content-Type': 'text/plain' }, body: result.Item ? 'found' : 'OK' };
+};
+`;
+
+/** A temp dir inside the project (so bare sources resolve node_modules), removed on exit. */
+export function workDir() {
+  const base = join(PROJECT_DIR, 'bench', '.work');
+  mkdirSync(base, { recursive: true });
+  const dir = mkdtempSync(join(base, 'run-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * Bundles every function of serverless.yml and the bare GetItem handler into `outDir`.
+ * @param {string} outDir
+ * @returns {Promise<{ name: string, entry: string, file: string, bytes: number, metafile: import('esbuild').Metafile }[]>}
+ */
+export async function bundleAll(outDir) {
+  const { functions } = serverlessConfig();
+  const bareSource = join(outDir, 'bare-handler.mjs');
+  writeFileSync(bareSource, BARE_HANDLER_SOURCE);
+  const entries = [...Object.entries(functions), ['bareGetItem', bareSource]];
+  return Promise.all(
+    entries.map(async ([name = '', entry = '']) => {
+      const outfile = join(outDir, `${name}.cjs`);
+      const result = await build({ ...esbuildOptions(), entryPoints: [entry], outfile, metafile: true });
+      const bytes = Object.values(result.metafile.outputs)[0]?.bytes ?? 0;
+      return { name, entry, file: outfile, bytes, metafile: result.metafile };
+    }),
+  );
+}
+
+/**
+ * A fresh module instance of a CommonJS bundle (a copy under another name, so nothing is shared
+ * with earlier loads: its own SDK client, configuration and connection pool).
+ * @param {string} file
+ * @returns {{ handler: (event: unknown, context: unknown) => Promise<any> }}
+ */
+export function loadFresh(file) {
+  const copy = file.replace(/\.cjs$/, `.${randomUUID().slice(0, 8)}.cjs`);
+  writeFileSync(copy, readFileSync(file));
+  return createRequire(import.meta.url)(copy);
+}
+
+/** @param {number[]} values @param {number} q 0..1 */
+export function quantile(values, q) {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return /** @type {number} */ (sorted[index]);
+}
+export const median = (/** @type {number[]} */ values) => quantile(values, 0.5);
+
+/** Verdicts printed by every part; run.mjs exits non-zero when one failed. */
+export const verdicts = /** @type {{ part: string, figure: string, pass: boolean | null }[]} */ ([]);
+
+/**
+ * @param {string} part
+ * @param {string} figure
+ * @param {number} value
+ * @param {number} budget at most
+ */
+export function verdict(part, figure, value, budget) {
+  const pass = Number.isFinite(value) && value <= budget;
+  verdicts.push({ part, figure, pass });
+  return `budget ≤ ${budget}  ${pass ? 'PASS' : 'FAIL'}`;
+}
+
+/** For a figure the issue sets no budget for. @param {string} part @param {string} figure */
+export function informational(part, figure) {
+  verdicts.push({ part, figure, pass: null });
+  return 'budget: none set (informational)';
+}
+
+export const ms = (/** @type {number} */ value) => `${value.toFixed(2)} ms`;
+export const ratio = (/** @type {number} */ value) => value.toFixed(3);
+
+/** Rejects after `limitMs`, so no part of the bench can hang. @template T */
+export async function bounded(
+  /** @type {string} */ name,
+  /** @type {number} */ limitMs,
+  /** @type {() => Promise<T>} */ run,
+) {
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  const limit = new Promise((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${name} exceeded its time limit of ${limitMs / 1000} s`)),
+      limitMs,
+    );
+  });
+  try {
+    return /** @type {T} */ (await Promise.race([run(), limit]));
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The environment the handlers read (serverless.yml provider.environment, local stage). */
+export function handlerEnv(/** @type {string} */ endpoint) {
+  return {
+    SERVICE_NAME: 'ocloud-notifications',
+    SERVICE_VERSION: '0.1.0',
+    STAGE: 'local',
+    TABLE_NAME,
+    CONSUMER_AUTH: 'iam',
+    ENDPOINT_NETWORK_POLICY: 'allow-private',
+    ENDPOINT_ALLOW_LIST: '',
+    AWS_NODEJS_CONNECTION_REUSE_ENABLED: '1',
+    AWS_ENDPOINT_URL_DYNAMODB: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // As in Lambda: aws-embedded-metrics detects the Lambda environment and writes EMF to stdout.
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+  };
+}
+
+/** The client the baselines use: the same SDK and document client, no middleware, no retries. */
+export function bareDocumentClient(/** @type {string} */ endpoint) {
+  const base = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/**
+ * A real-shaped API Gateway HTTP API (payload 2.0) event (as test/support/http-event.ts builds).
+ * @param {{ method: string, path: string, pathParameters?: Record<string, string>, body?: unknown, principal?: string }} options
+ */
+export function httpApiEvent(options) {
+  const [pathOnly = '', rawQueryString = ''] = options.path.split('?');
+  const rawPath = `${BASE_PATH}${pathOnly}`;
+  const queryStringParameters = rawQueryString
+    ? Object.fromEntries(new URLSearchParams(rawQueryString).entries())
+    : undefined;
+  const body =
+    options.body === undefined
+      ? undefined
+      : typeof options.body === 'string'
+        ? options.body
+        : JSON.stringify(options.body);
+  const now = new Date();
+  return {
+    version: '2.0',
+    routeKey: `${options.method} ${rawPath}`,
+    rawPath,
+    rawQueryString,
+    headers: {
+      host: 'notify.example.com',
+      'x-forwarded-proto': 'https',
+      'content-type': 'application/json',
+      'user-agent': 'bench',
+    },
+    queryStringParameters,
+    pathParameters: options.pathParameters,
+    body,
+    isBase64Encoded: false,
+    requestContext: {
+      accountId: '123456789012',
+      apiId: 'api-id',
+      domainName: 'notify.example.com',
+      domainPrefix: 'notify',
+      http: {
+        method: options.method,
+        path: rawPath,
+        protocol: 'HTTP/1.1',
+        sourceIp: '127.0.0.1',
+        userAgent: 'bench',
+      },
+      requestId: `req-${randomUUID()}`,
+      routeKey: `${options.method} ${rawPath}`,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+      authorizer: { iam: { userArn: options.principal ?? 'arn:aws:iam::123456789012:user/bench' } },
+    },
+  };
+}
+
+export function lambdaContext() {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName: 'bench',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench',
+    memoryLimitInMB: '256',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/bench',
+    logStreamName: 'stream',
+    getRemainingTimeInMillis: () => 10_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** A valid PTP lock-state event for the node `node` (an address prefix). */
+export function lockStateEvent(/** @type {string} */ node, /** @type {string} */ time) {
+  return {
+    id: randomUUID(),
+    specversion: '1.0',
+    source: '/sync/ptp-status/lock-state',
+    type: 'event.sync.ptp-status.ptp-state-change',
+    time,
+    data: {
+      version: '1.0',
+      values: [
+        {
+          data_type: 'notification',
+          ResourceAddress: `${node}/sync/ptp-status/lock-state`,
+          value_type: 'enumeration',
+          value: 'HOLDOVER',
+        },
+      ],
+    },
+  };
+}
+
+/** Strictly increasing event times, so every publish is new. */
+let clock = Date.parse('2026-01-01T00:00:00Z');
+export function nextTime() {
+  clock += 1000;
+  return new Date(clock).toISOString();
+}
+
+export const unique = (/** @type {string} */ prefix) => `${prefix}-${randomUUID().slice(0, 8)}`;
+export { tmpdir };

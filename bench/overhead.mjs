@@ -1,0 +1,66 @@
+// @ts-check
+/**
+ * Part 1, handler overhead: each route's bundled handler invoked in-process with real HTTP API v2
+ * events against DynamoDB Local, interleaved with the bare store calls the route has to make.
+ * Verdict: median over rounds of (median handler latency / median bare latency) in that round.
+ */
+import { lambdaContext, median, ms, quantile, ratio, verdict } from './common.mjs';
+
+export const OVERHEAD_BUDGET = 1.15;
+
+/**
+ * @param {{ routes: import('./routes.mjs').Route[], fixtures: import('./routes.mjs').Fixtures,
+ *   handlers: Record<string, import('./routes.mjs').Bundle>, print: (line: string) => void,
+ *   rounds: number, perRound: number, warmup: number }} options
+ */
+export async function handlerOverhead({ routes, fixtures, handlers, print, rounds, perRound, warmup }) {
+  print(
+    `\n## 1. Handler overhead (in-process, DynamoDB Local; ${rounds} rounds × ${perRound} requests each side, interleaved)`,
+  );
+  print('route                              handler p50/p99          bare p50/p99             ratio p50');
+  for (const route of routes) {
+    const bundle = handlers[route.fn];
+    if (!bundle) throw new Error(`no bundle for ${route.fn}`);
+    /** @param {import('./routes.mjs').Sample} sample */
+    const runHandler = async (sample) => {
+      const response = await bundle.handler(sample.event, lambdaContext());
+      if (response.statusCode !== sample.expect) {
+        throw new Error(
+          `${route.name}: expected ${sample.expect}, got ${response.statusCode} ${response.body}`,
+        );
+      }
+    };
+    for (let i = 0; i < warmup; i++) {
+      const sample = await route.sample(fixtures);
+      await runHandler(sample);
+      await sample.bare();
+    }
+    const all = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };
+    const roundRatios = [];
+    const count = route.fn === 'deleteAllSubscriptions' ? Math.ceil(perRound / 3) : perRound;
+    for (let round = 0; round < rounds; round++) {
+      const times = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };
+      for (let i = 0; i < count; i++) {
+        const sample = await route.sample(fixtures);
+        // Alternate which goes first, so neither side always meets a warmer store.
+        const order =
+          i % 2 === 0
+            ? /** @type {const} */ (['handler', 'bare'])
+            : /** @type {const} */ (['bare', 'handler']);
+        for (const side of order) {
+          const started = performance.now();
+          if (side === 'handler') await runHandler(sample);
+          else await sample.bare();
+          times[side].push(performance.now() - started);
+        }
+      }
+      roundRatios.push(median(times.handler) / median(times.bare));
+      all.handler.push(...times.handler);
+      all.bare.push(...times.bare);
+    }
+    const value = median(roundRatios);
+    print(
+      `${route.name.padEnd(34)} ${`${ms(median(all.handler))} / ${ms(quantile(all.handler, 0.99))}`.padEnd(24)} ${`${ms(median(all.bare))} / ${ms(quantile(all.bare, 0.99))}`.padEnd(24)} ${ratio(value)}  ${verdict('1 overhead', route.name, value, OVERHEAD_BUDGET)}`,
+    );
+  }
+}

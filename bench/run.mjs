@@ -1,0 +1,152 @@
+// @ts-check
+/**
+ * `npm run bench` (issue 5): handler overhead, cold start and bundle size, store calls and cost,
+ * throughput under load — each beside a bare baseline measured in the same run, each bounded in
+ * time, all traffic on 127.0.0.1. Prints every figure with its budget and PASS/FAIL; exits 1 when
+ * a budget fails. `node bench/run.mjs 1 3` runs only parts 1 and 3; BENCH_QUICK=1 shortens runs.
+ */
+import { writeSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
+import { storeCapacity } from './capacity.mjs';
+import { coldStarts } from './coldstart.mjs';
+import {
+  bareDocumentClient,
+  bounded,
+  bundleAll,
+  handlerEnv,
+  loadFresh,
+  TABLE_NAME,
+  verdicts,
+  workDir,
+} from './common.mjs';
+import { throughput } from './load.mjs';
+import { handlerOverhead } from './overhead.mjs';
+import { Fixtures, ROUTES } from './routes.mjs';
+
+const quick = process.env.BENCH_QUICK === '1';
+const parts = new Set(process.argv.slice(2).map(Number));
+const wanted = (/** @type {number} */ n) => parts.size === 0 || parts.has(n);
+
+// Handlers log a JSON line per request to stdout, as in Lambda. Keep that cost (the line is still
+// built and written) but send it to /dev/null; the bench's own lines go to the real stdout.
+const realStdout = process.stdout.write.bind(process.stdout);
+const print = (/** @type {string} */ line) => {
+  realStdout(`${line}\n`);
+};
+const { openSync } = await import('node:fs');
+const devNull = openSync('/dev/null', 'w');
+/** @type {any} */ (process.stdout).write = (
+  /** @type {string | Uint8Array} */ chunk,
+  /** @type {any[]} */ ...rest
+) => {
+  writeSync(devNull, typeof chunk === 'string' ? chunk : Buffer.from(chunk));
+  const callback = rest.find((r) => typeof r === 'function');
+  if (callback) callback();
+  return true;
+};
+
+print(`# npm run bench — ${new Date().toISOString()}`);
+print(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}, load avg ${os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`,
+);
+
+const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
+/** @type {http.Server | undefined} */
+let consumer;
+let failed = false;
+try {
+  await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
+  const env = handlerEnv(db.endpoint);
+  Object.assign(process.env, env);
+
+  // A consumer endpoint on 127.0.0.1 for the sanity-check POST; it answers 204 and counts.
+  let consumerHits = 0;
+  consumer = http.createServer((req, res) => {
+    consumerHits++;
+    req.resume();
+    req.on('end', () => res.writeHead(204).end());
+  });
+  consumer.keepAliveTimeout = 60_000;
+  await new Promise((resolve) => consumer?.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const consumerAddress = consumer.address();
+  const consumerUrl = `http://127.0.0.1:${typeof consumerAddress === 'object' && consumerAddress ? consumerAddress.port : 0}/events`;
+
+  const dir = workDir();
+  const bundles = await bounded('bundling', 120_000, () => bundleAll(dir));
+  /** @type {Record<string, import('./routes.mjs').Bundle>} */
+  const handlers = {};
+  for (const b of bundles) if (b.name !== 'bareGetItem') handlers[b.name] = loadFresh(b.file);
+  const fixtures = new Fixtures(bareDocumentClient(db.endpoint), handlers, consumerUrl);
+  await bounded('seeding', 60_000, () => fixtures.seed());
+
+  if (wanted(1)) {
+    await bounded('part 1', 300_000, () =>
+      handlerOverhead({
+        routes: ROUTES,
+        fixtures,
+        handlers,
+        print,
+        rounds: quick ? 3 : 5,
+        perRound: quick ? 20 : 60,
+        warmup: quick ? 5 : 20,
+      }),
+    );
+  }
+  if (wanted(2)) {
+    await bounded('part 2', 400_000, () =>
+      coldStarts({
+        bundles,
+        routes: ROUTES,
+        fixtures,
+        env: { PATH: process.env.PATH ?? '', ...env },
+        print,
+        runs: quick ? 3 : 7,
+      }),
+    );
+  }
+  if (wanted(3)) {
+    /** @type {Record<string, string>} */
+    const files = Object.fromEntries(bundles.map((b) => [b.name, b.file]));
+    await bounded('part 3', 120_000, () =>
+      storeCapacity({
+        routes: ROUTES,
+        fixtures,
+        bundles: files,
+        endpoint: db.endpoint,
+        consumerHits: () => consumerHits,
+        print,
+      }),
+    );
+  }
+  if (wanted(4)) {
+    await bounded('part 4', 300_000, () =>
+      throughput({
+        endpoint: db.endpoint,
+        consumerUrl,
+        print,
+        rounds: quick ? 1 : 3,
+        seconds: quick ? 3 : 8,
+        connections: 8,
+      }),
+    );
+  }
+} catch (error) {
+  print(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  failed = true;
+} finally {
+  consumer?.closeAllConnections();
+  consumer?.close();
+  await db.stop();
+}
+
+const failures = verdicts.filter((v) => v.pass === false);
+print(
+  `\n## Summary: ${verdicts.filter((v) => v.pass === true).length} PASS, ${failures.length} FAIL, ${verdicts.filter((v) => v.pass === null).length} informational`,
+);
+for (const f of failures) print(`FAIL  [${f.part}] ${f.figure}`);
+process.exit(failed || failures.length > 0 ? 1 : 0);
