@@ -59,9 +59,7 @@ const queueOnFirstUse: QueuePort = {
     queue().changeVisibility(name, receiptHandle, timeoutMs),
 };
 
-export const delivery = /* @__PURE__ */ once<DeliveryPort>(
-  () => new QueuedDelivery(queueOnFirstUse, store()),
-);
+export const delivery = /* @__PURE__ */ once<DeliveryPort>(() => new QueuedDelivery(queueOnFirstUse));
 
 export const fanOut = /* @__PURE__ */ once(() => new FanOut(store(), queue()));
 

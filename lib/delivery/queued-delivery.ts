@@ -1,12 +1,7 @@
-import { parseTime } from '../domain/event';
-import type { NotificationStore, Subscription } from '../domain/model';
+import type { Subscription } from '../domain/model';
 import type { AcceptedEvent, DeliveryPort } from '../domain/ports';
-import { logger } from '../logger';
 import type { QueuePort } from '../queue/queue-port';
 import { deliveryMessage, fanOutMessage } from './messages';
-
-/** Outlives the longest retry window allowed (14 days): see DeliveryConfig. */
-const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 
 /**
  * The API's side of delivery: publishing enqueues one fan-out message, whatever the number of
@@ -17,7 +12,6 @@ const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 export class QueuedDelivery implements DeliveryPort {
   constructor(
     private readonly queue: QueuePort,
-    private readonly store: NotificationStore,
     private readonly clock: () => number = Date.now,
   ) {}
 
@@ -31,25 +25,5 @@ export class QueuedDelivery implements DeliveryPort {
       'delivery',
       states.map((state) => ({ body: JSON.stringify(deliveryMessage(subscription, state, now)) })),
     );
-  }
-
-  async initialDelivered(subscription: Subscription, accepted: AcceptedEvent): Promise<void> {
-    const now = this.clock();
-    try {
-      // No attempt holds a lease under this owner, so only the forward-only move of the cursor applies.
-      await this.store.completeDelivery({
-        subscriptionId: subscription.id,
-        resourceAddress: accepted.resourceAddress,
-        timeKey: parseTime(accepted.event.time),
-        eventKey: `${accepted.event.source}#${accepted.event.id}`,
-        leaseOwner: 'initial-notification',
-        now,
-        leaseUntil: now,
-        expiresAt: Math.ceil(now / 1000) + INITIAL_CURSOR_TTL_SECONDS,
-      });
-    } catch (error) {
-      // Only an optimisation: without it the consumer may see the event twice, which it tolerates.
-      logger.warn('could not record the initial notification as delivered', { error });
-    }
   }
 }

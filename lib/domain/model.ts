@@ -41,6 +41,13 @@ export interface EventToAccept {
   readonly dedupExpiresAt: number;
 }
 
+/** The event a new subscription received as its initial notification (the sanity check). */
+export interface InitialNotification {
+  readonly resourceAddress: string;
+  readonly event: NotificationEvent;
+  readonly timeKey: string;
+}
+
 /** The delivery progress of one subscription for one publisher address. */
 export interface DeliveryCursorKey {
   readonly subscriptionId: string;
@@ -76,7 +83,15 @@ export interface NotificationStore {
     resourceAddress: string,
     endpointUri: string,
   ): Promise<string | undefined>;
-  createSubscription(subscription: Subscription): Promise<CreateOutcome>;
+  /**
+   * Creates the subscription; with `initialNotification`, also records in the same transaction
+   * that it received that event, so no delivery still under way sends it that event again or an
+   * older one.
+   */
+  createSubscription(
+    subscription: Subscription,
+    initialNotification?: InitialNotification,
+  ): Promise<CreateOutcome>;
   getSubscription(id: string): Promise<Subscription | undefined>;
   listSubscriptions(owner: string, resourceAddress?: string): Promise<Subscription[]>;
   /** Deletes the subscription if `owner` owns it; returns what was deleted. */

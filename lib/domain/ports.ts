@@ -16,11 +16,6 @@ export interface DeliveryPort {
   eventAccepted(accepted: AcceptedEvent): Promise<void>;
   /** Delivers current states to one new subscription (those the initial notification did not carry). */
   currentStatesFor(subscription: Subscription, states: readonly AcceptedEvent[]): Promise<void>;
-  /**
-   * Records that the subscription received `accepted` (its initial notification), so that a
-   * fan-out of the same event still under way does not send it a second time.
-   */
-  initialDelivered(subscription: Subscription, accepted: AcceptedEvent): Promise<void>;
 }
 
 /** The consumer endpoints as the subscribe path sees them. */

@@ -56,10 +56,13 @@ export class Subscriptions {
       owner,
       createdAt: new Date().toISOString(),
     };
-    const outcome = await this.store.createSubscription(subscription);
+    // The initial notification is recorded as delivered in the same transaction, so that a fan-out
+    // still under way sends the new subscription neither that event again nor an older one.
+    const outcome = await this.store.createSubscription(
+      subscription,
+      newest && { resourceAddress: newest.resourceAddress, event: newest.event, timeKey: newest.timeKey },
+    );
     if (!outcome.created) return { kind: 'exists', existingId: outcome.existingId };
-    // A fan-out of the same event still under way must not send it a second time.
-    if (newest) await this.delivery.initialDelivered(subscription, toAccepted(newest));
     if (others.length > 0) await this.delivery.currentStatesFor(subscription, others.map(toAccepted));
     return { kind: 'created', subscription };
   }

@@ -16,6 +16,7 @@ import type {
   CreateOutcome,
   DeliveryAttempt,
   EventToAccept,
+  InitialNotification,
   LeaseOutcome,
   NotificationStore,
   Publisher,
@@ -31,6 +32,8 @@ type Item = Record<string, unknown>;
 /** Deletes of delete-all go in chunks; each subscription is two items, plus one counter update. */
 const DELETE_ALL_CHUNK = 25;
 const TRANSACTION_ATTEMPTS = 12;
+/** Outlives the longest retry window allowed (14 days), so no delivery of the subscription outlives it. */
+const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 
 export class DynamoStore implements NotificationStore {
   private readonly cursors: DeliveryCursors;
@@ -47,7 +50,7 @@ export class DynamoStore implements NotificationStore {
     return item?.subscriptionId as string | undefined;
   }
 
-  async createSubscription(s: Subscription): Promise<CreateOutcome> {
+  async createSubscription(s: Subscription, initial?: InitialNotification): Promise<CreateOutcome> {
     const uniqueness = keys.subscriptionUniqueness(s.owner, s.resourceAddress, s.endpointUri);
     const failure = await this.transact([
       {
@@ -72,6 +75,7 @@ export class DynamoStore implements NotificationStore {
         },
       },
       this.countBy('subscriptions', 1),
+      ...(initial ? [this.initialCursor(s.id, initial)] : []),
     ]);
     if (!failure) return { created: true };
     const existingId = failure[0]?.Item?.subscriptionId;
@@ -352,6 +356,21 @@ export class DynamoStore implements NotificationStore {
         },
       },
     ];
+  }
+
+  /** The delivery cursor of a new subscription, as if it had been delivered its initial event. */
+  private initialCursor(subscriptionId: string, initial: InitialNotification): TransactItem {
+    return {
+      Put: {
+        TableName: this.tableName,
+        Item: {
+          ...keys.deliveryCursor(subscriptionId, initial.resourceAddress),
+          deliveredTimeKey: initial.timeKey,
+          deliveredEvent: `${initial.event.source}#${initial.event.id}`,
+          expiresAt: Math.ceil(Date.now() / 1000) + INITIAL_CURSOR_TTL_SECONDS,
+        },
+      },
+    };
   }
 
   private countBy(kind: CounterKind, delta: number): TransactItem {

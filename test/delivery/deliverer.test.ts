@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
+import { parseTime } from '../../lib/domain/event';
 import { store } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { eventAt, LOCK_STATE } from './api';
@@ -56,7 +57,6 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
 });
 
 it('does not send again the event a new subscription got as its initial notification', async () => {
-  const { QueuedDelivery } = await import('../../lib/delivery/queued-delivery');
   const address = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
   const subscription = {
     id: randomUUID(),
@@ -65,16 +65,18 @@ it('does not send again the event a new subscription got as its initial notifica
     owner: 'anonymous',
     createdAt: new Date().toISOString(),
   };
-  await store().createSubscription(subscription);
   const event = eventAt(address, LOCK_STATE, 'LOCKED') as Parameters<typeof deliveryMessage>[1]['event'];
+  await store().createSubscription(subscription, {
+    resourceAddress: address,
+    event,
+    timeKey: parseTime(event.time),
+  });
   const accepted = {
     publisherId: randomUUID(),
     resourceAddress: address,
     event,
     acceptedAt: new Date().toISOString(),
   };
-  const unusedQueue = { send: async () => undefined, changeVisibility: async () => undefined };
-  await new QueuedDelivery(unusedQueue, store()).initialDelivered(subscription, accepted);
   const deliverer = new Deliverer(store(), createNetworkPolicy({ mode: 'allow-private' }), {
     timeoutMs: 2000,
     userAgent: 'test/1',
