@@ -41,6 +41,11 @@ export interface EventToAccept {
   readonly dedupExpiresAt: number;
 }
 
+export interface SubscribeCheck {
+  readonly existingId: string | undefined;
+  readonly states: readonly PublisherState[];
+}
+
 /** The event a new subscription received as its initial notification (the sanity check). */
 export interface InitialNotification {
   readonly resourceAddress: string;
@@ -78,11 +83,11 @@ export type LeaseOutcome =
 
 /** The persistence port of the domain. `lib/store/dynamo-store.ts` is its one adapter. */
 export interface NotificationStore {
-  findSubscriptionId(
-    owner: string,
-    resourceAddress: string,
-    endpointUri: string,
-  ): Promise<string | undefined>;
+  /**
+   * What a subscribe must know before it writes: the id of an identical subscription of `owner`,
+   * if any (409), and the current states of every publisher at or under the address (none: 404).
+   */
+  subscribeCheck(owner: string, resourceAddress: string, endpointUri: string): Promise<SubscribeCheck>;
   /**
    * Creates the subscription; with `initialNotification`, also records in the same transaction
    * that it received that event, so no delivery still under way sends it that event again or an
@@ -104,8 +109,6 @@ export interface NotificationStore {
   getPublisher(id: string): Promise<Publisher | undefined>;
   listPublishers(): Promise<Publisher[]>;
   deletePublisher(id: string): Promise<Publisher | undefined>;
-  /** Current states of every publisher at or under `resourceAddress`. */
-  statesUnder(resourceAddress: string): Promise<PublisherState[]>;
   getState(resourceAddress: string): Promise<PublisherState | undefined>;
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */

@@ -15,7 +15,16 @@ export type PublishResult =
   | { readonly kind: 'accepted'; readonly event: NotificationEvent }
   | { readonly kind: 'ignored'; readonly reason: 'duplicate' | 'stale'; readonly event: NotificationEvent };
 
+/** Publishers remembered per process; a node agent publishes with the same id again and again. */
+const ADDRESS_CACHE_SIZE = 10_000;
+
 export class Publishers {
+  /**
+   * Publisher id → address. A publisher's address never changes, and a deleted publisher is
+   * caught by the condition of the accept transaction, so a warm publish needs no read.
+   */
+  private readonly addresses = new Map<string, string>();
+
   constructor(
     private readonly store: NotificationStore,
     private readonly delivery: DeliveryPort,
@@ -61,23 +70,26 @@ export class Publishers {
 
   /** Contract 5: a new event becomes the current state and goes to delivery; a repeat or an older one does not. */
   async publish(publisherId: string, body: unknown): Promise<PublishResult> {
-    const publisher = await this.get(publisherId);
-    const { event, timeKey } = validateEvent(body, publisher.resourceAddress);
+    const resourceAddress = await this.addressOf(publisherId);
+    const { event, timeKey } = validateEvent(body, resourceAddress);
     const acceptedAt = new Date();
     const outcome = await this.store.acceptEvent({
       publisherId,
-      resourceAddress: publisher.resourceAddress,
+      resourceAddress,
       event,
       timeKey,
       acceptedAt: acceptedAt.toISOString(),
       dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.dedupTtlSeconds,
     });
-    if (outcome === 'unknown-publisher') throw notFound(publisherId);
+    if (outcome === 'unknown-publisher') {
+      this.addresses.delete(publisherId);
+      throw notFound(publisherId);
+    }
     if (outcome !== 'accepted') return { kind: 'ignored', reason: outcome, event };
     try {
       await this.delivery.eventAccepted({
         publisherId,
-        resourceAddress: publisher.resourceAddress,
+        resourceAddress,
         event,
         acceptedAt: acceptedAt.toISOString(),
       });
@@ -89,6 +101,18 @@ export class Publishers {
       throw error;
     }
     return { kind: 'accepted', event };
+  }
+
+  private async addressOf(publisherId: string): Promise<string> {
+    const known = this.addresses.get(publisherId);
+    if (known) return known;
+    const { resourceAddress } = await this.get(publisherId);
+    if (this.addresses.size >= ADDRESS_CACHE_SIZE) {
+      const oldest = this.addresses.keys().next().value;
+      if (oldest !== undefined) this.addresses.delete(oldest);
+    }
+    this.addresses.set(publisherId, resourceAddress);
+    return resourceAddress;
   }
 
   /** Contract 4, CurrentState: the latest event of the publisher at exactly this address. */

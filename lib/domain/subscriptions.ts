@@ -31,10 +31,9 @@ export class Subscriptions {
     await this.endpoints.assertAllowed(endpoint);
     const endpointUri = input.EndpointUri as string;
 
-    const existingId = await this.store.findSubscriptionId(owner, resourceAddress, endpointUri);
+    const { existingId, states } = await this.store.subscribeCheck(owner, resourceAddress, endpointUri);
     if (existingId) return { kind: 'exists', existingId };
 
-    const states = await this.store.statesUnder(resourceAddress);
     if (states.length === 0) {
       throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);
     }

@@ -21,6 +21,7 @@ import type {
   NotificationStore,
   Publisher,
   PublisherState,
+  SubscribeCheck,
   Subscription,
 } from '../domain/model';
 import { DeliveryCursors } from './delivery-cursors';
@@ -45,9 +46,25 @@ export class DynamoStore implements NotificationStore {
     this.cursors = new DeliveryCursors(client, tableName);
   }
 
-  async findSubscriptionId(owner: string, address: string, endpointUri: string): Promise<string | undefined> {
-    const item = await this.get(keys.subscriptionUniqueness(owner, address, endpointUri));
-    return item?.subscriptionId as string | undefined;
+  /**
+   * One query finds the publishers at or under the address; one consistent batch read then gets
+   * their states together with the uniqueness item of the requested subscription.
+   */
+  async subscribeCheck(owner: string, address: string, endpointUri: string): Promise<SubscribeCheck> {
+    const uniqueness = keys.subscriptionUniqueness(owner, address, endpointUri);
+    const stateKeys: Item[] = [];
+    for await (const page of this.pages(this.treeQuery(address))) {
+      stateKeys.push(...page.map((item) => ({ pk: item.pk, sk: item.sk })));
+    }
+    const items =
+      stateKeys.length === 0 ? [await this.get(uniqueness)] : await this.batchGet([uniqueness, ...stateKeys]);
+    const existing = items.find((item) => item?.pk === uniqueness.pk);
+    return {
+      existingId: typeof existing?.subscriptionId === 'string' ? existing.subscriptionId : undefined,
+      states: items
+        .filter((item): item is Item => item !== undefined && item.pk !== uniqueness.pk)
+        .map(toState),
+    };
   }
 
   async createSubscription(s: Subscription, initial?: InitialNotification): Promise<CreateOutcome> {
@@ -243,24 +260,6 @@ export class DynamoStore implements NotificationStore {
     return failure ? undefined : publisher;
   }
 
-  async statesUnder(address: string): Promise<PublisherState[]> {
-    const states: PublisherState[] = [];
-    for await (const page of this.pages(this.treeQuery(address))) {
-      const requested = page.map((item) => ({ pk: item.pk, sk: item.sk }));
-      for (let start = 0; start < requested.length; start += 100) {
-        let batch: Item[] = requested.slice(start, start + 100);
-        while (batch.length > 0) {
-          const result = await this.client.send(
-            new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch } } }),
-          );
-          states.push(...(result.Responses?.[this.tableName] ?? []).map(toState));
-          batch = (result.UnprocessedKeys?.[this.tableName]?.Keys as Item[] | undefined) ?? [];
-        }
-      }
-    }
-    return states;
-  }
-
   async getState(address: string): Promise<PublisherState | undefined> {
     const item = await this.get(keys.publisherAddress(address));
     return item && toState(item);
@@ -297,9 +296,13 @@ export class DynamoStore implements NotificationStore {
       },
     ]);
     if (!failure) return 'accepted';
+    // A publisher deleted meanwhile wins over a repeat: callers may know its address from a cache.
+    const stateCheck = failure[1];
+    if (stateCheck?.Code === 'ConditionalCheckFailed' && stateCheck.Item?.publisherId !== e.publisherId) {
+      return 'unknown-publisher';
+    }
     if (failure[0]?.Code === 'ConditionalCheckFailed') return 'duplicate';
-    const current = failure[1]?.Item;
-    return current?.publisherId === e.publisherId ? 'stale' : 'unknown-publisher';
+    return stateCheck?.Item?.publisherId === e.publisherId ? 'stale' : 'unknown-publisher';
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {
@@ -391,6 +394,22 @@ export class DynamoStore implements NotificationStore {
       KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
       ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
     };
+  }
+
+  /** Consistent reads of any number of keys, in batches of 100, retrying what DynamoDB leaves unprocessed. */
+  private async batchGet(keysToRead: Item[]): Promise<Item[]> {
+    const items: Item[] = [];
+    for (let start = 0; start < keysToRead.length; start += 100) {
+      let batch = keysToRead.slice(start, start + 100);
+      while (batch.length > 0) {
+        const result = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch, ConsistentRead: true } } }),
+        );
+        items.push(...(result.Responses?.[this.tableName] ?? []));
+        batch = (result.UnprocessedKeys?.[this.tableName]?.Keys as Item[] | undefined) ?? [];
+      }
+    }
+    return items;
   }
 
   private async get(key: Item): Promise<Item | undefined> {
