@@ -166,8 +166,10 @@ export async function bounded(
 }
 
 /** The environment the handlers read (serverless.yml provider.environment, local stage). */
-export function handlerEnv(/** @type {string} */ endpoint) {
+export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */ localQueueUrl) {
   return {
+    // Publishing enqueues: the local queue of npm start, not polled here (nothing is delivered).
+    LOCAL_QUEUE_URL: localQueueUrl,
     SERVICE_NAME: 'ocloud-notifications',
     SERVICE_VERSION: '0.1.0',
     STAGE: 'local',

@@ -40,11 +40,13 @@ export class Fixtures {
    * @param {Doc} db the bare client
    * @param {Record<string, Bundle>} handlers bundles used to seed data through the real API
    * @param {string} consumerUrl a local endpoint that answers 204
+   * @param {string} queueUrl the local queue the handlers enqueue to
    */
-  constructor(db, handlers, consumerUrl) {
+  constructor(db, handlers, consumerUrl, queueUrl) {
     this.db = db;
     this.handlers = handlers;
     this.consumerUrl = consumerUrl;
+    this.queueUrl = queueUrl;
     this.agent = new http.Agent({ keepAlive: true });
   }
 
@@ -102,6 +104,16 @@ export class Fixtures {
     for (let i = 0; i < 10; i++)
       this.readingSubs.push(await this.subscription(arn('reader'), this.reading.node));
     this.stateless = await this.publisher(false);
+  }
+
+  /** One message to the local queue, as the handlers' queue adapter sends it. */
+  async enqueue(/** @type {string} */ queue, /** @type {unknown} */ message) {
+    const response = await fetch(`${this.queueUrl}/queues/${queue}/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ body: JSON.stringify(message) }] }),
+    });
+    await response.body?.cancel();
   }
 
   /** The sanity-check POST, as the bare baseline makes it (a keep-alive agent, like http-sender). */
@@ -235,7 +247,6 @@ export const ROUTES = [
         expect: 201,
         bare: async () => {
           const key = subKey(principal, bare.ResourceAddress, bare.EndpointUri);
-          await get(fx.db, key);
           const tree = await query(fx.db, {
             TableName: T,
             IndexName: 'publisherTree',
@@ -243,9 +254,12 @@ export const ROUTES = [
             ExpressionAttributeValues: { ':pk': treePk(node), ':prefix': `${node}/` },
           });
           const keys = (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-          const states = await fx.db.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: keys } } }));
-          const state = states.Responses?.[T]?.[0];
-          await fx.sanityPost(bare.EndpointUri, JSON.parse(String(state?.event)));
+          const states = await fx.db.send(
+            new BatchGetCommand({ RequestItems: { [T]: { Keys: [key, ...keys], ConsistentRead: true } } }),
+          );
+          const state = states.Responses?.[T]?.find((item) => item.pk !== key.pk);
+          const event = JSON.parse(String(state?.event));
+          await fx.sanityPost(bare.EndpointUri, event);
           const id = randomUUID();
           const createdAt = new Date().toISOString();
           await fx.db.send(
@@ -284,6 +298,18 @@ export const ROUTES = [
                     Key: shard('subscriptions'),
                     UpdateExpression: 'ADD n :delta',
                     ExpressionAttributeValues: { ':delta': 1 },
+                  },
+                },
+                {
+                  Put: {
+                    TableName: T,
+                    Item: {
+                      pk: `SUB#${id}`,
+                      sk: `CURSOR#${state?.resourceAddress}`,
+                      deliveredTimeKey: state?.timeKey,
+                      deliveredEvent: `${event.source}#${event.id}`,
+                      expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
+                    },
                   },
                 },
               ],
@@ -527,7 +553,7 @@ export const ROUTES = [
         }),
         expect: 202,
         bare: async () => {
-          await get(fx.db, { pk: `PUB#${bare.id}`, sk: 'PUB' });
+          // A warm publish: the handler knows the publisher's address from an earlier request.
           const acceptedAt = new Date();
           await fx.db.send(
             new TransactWriteCommand({
@@ -563,15 +589,14 @@ export const ROUTES = [
               ],
             }),
           );
-          const segments = bare.address.slice(1).split('/');
-          for (let depth = 1; depth <= segments.length; depth++) {
-            await query(fx.db, {
-              TableName: T,
-              IndexName: 'byAddress',
-              KeyConditionExpression: 'addrPk = :pk',
-              ExpressionAttributeValues: { ':pk': `SUBADDR#/${segments.slice(0, depth).join('/')}` },
-            });
-          }
+          // The ancestor queries happen later, in the fan-out function; the request enqueues once.
+          await fx.enqueue('fan-out', {
+            kind: 'fan-out',
+            publisherId: bare.id,
+            resourceAddress: bare.address,
+            event: bareEvent,
+            acceptedAt: acceptedAt.toISOString(),
+          });
         },
       };
     },

@@ -9,6 +9,7 @@ import { writeSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
+import { startLocalQueue } from '../scripts/local-queue.mjs';
 import { storeCapacity } from './capacity.mjs';
 import { coldStarts } from './coldstart.mjs';
 import {
@@ -56,12 +57,13 @@ print(
 );
 
 const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
+const localQueue = await startLocalQueue({ log: () => undefined });
 /** @type {http.Server | undefined} */
 let consumer;
 let failed = false;
 try {
   await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-  const env = handlerEnv(db.endpoint);
+  const env = handlerEnv(db.endpoint, localQueue.url);
   Object.assign(process.env, env);
 
   // A consumer endpoint on 127.0.0.1 for the sanity-check POST; it answers 204 and counts.
@@ -81,7 +83,7 @@ try {
   /** @type {Record<string, import('./routes.mjs').Bundle>} */
   const handlers = {};
   for (const b of bundles) if (b.name !== 'bareGetItem') handlers[b.name] = loadFresh(b.file);
-  const fixtures = new Fixtures(bareDocumentClient(db.endpoint), handlers, consumerUrl);
+  const fixtures = new Fixtures(bareDocumentClient(db.endpoint), handlers, consumerUrl, localQueue.url);
   await bounded('seeding', 60_000, () => fixtures.seed());
 
   if (wanted(1)) {
@@ -141,6 +143,7 @@ try {
 } finally {
   consumer?.closeAllConnections();
   consumer?.close();
+  await localQueue.stop();
   await db.stop();
 }
 
