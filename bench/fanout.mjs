@@ -162,7 +162,7 @@ async function main() {
 
     const event = lockEvent(address, 'HOLDOVER');
     const started = Date.now();
-    const result = await lib.publishers().publish(publisherId, event);
+    const result = await lib.publish().publish(publisherId, event);
     const publishMs = Date.now() - started;
     if (result.kind !== 'accepted') throw new Error(`publish was ${result.kind}`);
     await until(() => sink.distinct('bulk') >= SUBSCRIBERS, 'every delivery');
@@ -213,7 +213,7 @@ async function main() {
       for (let i = 0; i < EVENTS; i++) {
         const e = lockEvent(lockAddress, ['HOLDOVER', 'FREERUN', 'LOCKED'][i % 3] ?? 'LOCKED');
         const acceptedAt = Date.now();
-        await lib.publishers().publish(id, e);
+        await lib.publish().publish(id, e);
         sent.push({ id: e.id, acceptedAt });
         await sleep(50);
       }

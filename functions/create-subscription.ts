@@ -3,12 +3,12 @@ import { subscriptionInfo, subscriptionLocation } from '../lib/http/representati
 import { apiBaseUrl, principalOf } from '../lib/http/request';
 import { json } from '../lib/http/responses';
 import { httpRoute } from '../lib/http/route';
-import { subscriptions } from '../lib/services';
+import { subscribe } from '../lib/services';
 
 export const handler = httpRoute(
   async (event) => {
     const base = apiBaseUrl(event);
-    const result = await subscriptions().create(principalOf(event), event.body);
+    const result = await subscribe().create(principalOf(event), event.body);
     if (result.kind === 'exists') {
       const location = subscriptionLocation(base, result.existingId);
       throw new ConflictError(

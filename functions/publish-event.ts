@@ -2,11 +2,11 @@ import { pathParameter } from '../lib/http/request';
 import { json } from '../lib/http/responses';
 import { httpRoute } from '../lib/http/route';
 import { metricsOf } from '../lib/metrics';
-import { publishers } from '../lib/services';
+import { publish } from '../lib/services';
 
 export const handler = httpRoute(
   async (event, context) => {
-    const result = await publishers().publish(pathParameter(event, 'publisherId'), event.body);
+    const result = await publish().publish(pathParameter(event, 'publisherId'), event.body);
     if (result.kind === 'accepted') {
       metricsOf(context).count('EventsPublished');
       return json(202, { accepted: true, event: result.event });

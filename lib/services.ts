@@ -7,7 +7,9 @@ import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-poli
 import { QueuedDelivery } from './delivery/queued-delivery';
 import type { NotificationStore } from './domain/model';
 import type { DeliveryPort } from './domain/ports';
+import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
+import { Subscribe } from './domain/subscribe';
 import { Subscriptions } from './domain/subscriptions';
 import { LocalHttpQueue } from './queue/local-http-queue';
 import type { QueuePort } from './queue/queue-port';
@@ -74,15 +76,17 @@ export const deliveryBatch = /* @__PURE__ */ once(() => {
   return new DeliveryBatch(deliverer, queue());
 });
 
-export const subscriptions = /* @__PURE__ */ once(
+export const subscriptions = /* @__PURE__ */ once(() => new Subscriptions(store()));
+
+export const subscribe = /* @__PURE__ */ once(
   () =>
-    new Subscriptions(
+    new Subscribe(
       store(),
       new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent()),
       delivery(),
     ),
 );
 
-export const publishers = /* @__PURE__ */ once(
-  () => new Publishers(store(), delivery(), config().dedupTtlSeconds),
-);
+export const publishers = /* @__PURE__ */ once(() => new Publishers(store()));
+
+export const publish = /* @__PURE__ */ once(() => new Publish(store(), delivery(), config().dedupTtlSeconds));

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { BadRequestError, NotFoundError } from '../errors';
+import { validateEndpointUri } from './endpoint-uri';
+import type { NotificationEvent } from './event';
+import type { NotificationStore, PublisherState, Subscription } from './model';
+import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
+import { normaliseResourceAddress } from './resource-address';
+
+export type CreateSubscriptionResult =
+  | { readonly kind: 'created'; readonly subscription: Subscription }
+  | { readonly kind: 'exists'; readonly existingId: string };
+
+/** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
+export class Subscribe {
+  constructor(
+    private readonly store: NotificationStore,
+    private readonly endpoints: EndpointGate,
+    private readonly delivery: DeliveryPort,
+  ) {}
+
+  /** Contract 4, POST /subscriptions: validate, 409, 404, sanity check, store. */
+  async create(owner: string, body: unknown): Promise<CreateSubscriptionResult> {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new BadRequestError(
+        'The request body must be a JSON object with ResourceAddress and EndpointUri',
+      );
+    }
+    const input = body as Record<string, unknown>;
+    const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
+    const endpoint = validateEndpointUri(input.EndpointUri);
+    await this.endpoints.assertAllowed(endpoint);
+    const endpointUri = input.EndpointUri as string;
+
+    const { existingId, states } = await this.store.subscribeCheck(owner, resourceAddress, endpointUri);
+    if (existingId) return { kind: 'exists', existingId };
+
+    if (states.length === 0) {
+      throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);
+    }
+    const published = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
+    const [newest, ...others] = published;
+    if (newest) {
+      const failure = await this.endpoints.sendInitial(endpointUri, newest.event);
+      if (failure) {
+        throw new BadRequestError(
+          `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within 2 s`,
+        );
+      }
+    }
+
+    const subscription: Subscription = {
+      id: randomUUID(),
+      resourceAddress,
+      endpointUri,
+      owner,
+      createdAt: new Date().toISOString(),
+    };
+    // The initial notification is recorded as delivered in the same transaction, so that a fan-out
+    // still under way sends the new subscription neither that event again nor an older one.
+    const outcome = await this.store.createSubscription(
+      subscription,
+      newest && { resourceAddress: newest.resourceAddress, event: newest.event, timeKey: newest.timeKey },
+    );
+    if (!outcome.created) return { kind: 'exists', existingId: outcome.existingId };
+    if (others.length > 0) await this.delivery.currentStatesFor(subscription, others.map(toAccepted));
+    return { kind: 'created', subscription };
+  }
+}
+
+type PublishedState = PublisherState & {
+  readonly event: NotificationEvent;
+  readonly timeKey: string;
+  readonly acceptedAt: string;
+};
+
+function hasEvent(state: PublisherState): state is PublishedState {
+  return state.event !== undefined && state.timeKey !== undefined && state.acceptedAt !== undefined;
+}
+
+function toAccepted(state: PublishedState): AcceptedEvent {
+  return {
+    publisherId: state.publisherId,
+    resourceAddress: state.resourceAddress,
+    event: state.event,
+    acceptedAt: state.acceptedAt,
+  };
+}
