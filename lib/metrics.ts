@@ -59,24 +59,28 @@ export function emitMetrics<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TRes
   };
   return {
     before: async (request) => {
-      const logger = new MetricsLogger(resolveEnvironment, MetricsContext.empty());
-      logger.setNamespace(NAMESPACE);
-      logger.setDimensions({ Service: config().serviceName, Stage: config().stage });
-      logger.setProperty('RequestId', request.context.awsRequestId);
-      let recorded = false;
+      // Most requests record nothing: the logger is built on the first metric, not per request.
+      let logger: MetricsLogger | undefined;
+      const recorder = () => {
+        if (!logger) {
+          logger = new MetricsLogger(resolveEnvironment, MetricsContext.empty());
+          logger.setNamespace(NAMESPACE);
+          logger.setDimensions({ Service: config().serviceName, Stage: config().stage });
+          logger.setProperty('RequestId', request.context.awsRequestId);
+        }
+        return logger;
+      };
       const metrics: Metrics = {
         count(name, value = 1) {
-          logger.putMetric(name, value, Unit.Count);
-          recorded = true;
+          recorder().putMetric(name, value, Unit.Count);
         },
         deliveryLatency(milliseconds) {
-          logger.putMetric('DeliveryLatency', milliseconds, Unit.Milliseconds);
-          recorded = true;
+          recorder().putMetric('DeliveryLatency', milliseconds, Unit.Milliseconds);
         },
       };
       (request.context as ContextWithMetrics).metrics = metrics;
       (request.internal as { flushMetrics?: () => Promise<void> }).flushMetrics = async () => {
-        if (recorded) await logger.flush();
+        await logger?.flush();
       };
     },
     after: flush,

@@ -24,8 +24,11 @@ export function requestLogging(): Middleware {
   let started = 0;
   const done = (request: middy.Request<HttpEvent, HttpResponse, Error, Context>) => {
     const status = request.response?.statusCode;
-    const level = status !== undefined && status >= 500 ? 'warn' : 'info';
-    logger[level]('request', { status, durationMs: Date.now() - started });
+    // API Gateway's access log records every request; the function logs the failures, and the
+    // rest only at debug level, so that a request costs no log line it does not need.
+    if (status !== undefined && status >= 500)
+      logger.warn('request', { status, durationMs: Date.now() - started });
+    else logger.debug('request', { status, durationMs: Date.now() - started });
   };
   return {
     before: async (request) => {
