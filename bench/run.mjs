@@ -93,8 +93,8 @@ try {
         fixtures,
         handlers,
         print,
-        rounds: quick ? 3 : 5,
-        perRound: quick ? 20 : 60,
+        rounds: quick ? 3 : 9,
+        perRound: quick ? 20 : 80,
         warmup: quick ? 5 : 20,
       }),
     );
