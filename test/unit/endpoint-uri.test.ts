@@ -1,22 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateEndpointUri } from '../../lib/domain/endpoint-uri';
-import { BadRequestError } from '../../lib/errors';
-
-/** Runs `fn`, expects a BadRequestError (400) and returns it for further checks on `detail`. */
-function badRequest(fn: () => unknown): BadRequestError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (err) {
-    thrown = err;
-  }
-  expect(thrown, 'expected a BadRequestError to be thrown').toBeInstanceOf(BadRequestError);
-  const error = thrown as BadRequestError;
-  expect(error.status).toBe(400);
-  expect(error.title).toBe('Bad Request');
-  expect(error.detail.length).toBeGreaterThan(0);
-  return error;
-}
+import { badRequest } from '../support/errors';
 
 /** An absolute http URI of exactly `length` characters. */
 function uriOfLength(length: number, scheme = 'https'): string {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseTime, validateEvent } from '../../lib/domain/event';
 import { EVENT_CATALOGUE } from '../../lib/domain/event-catalogue';
-import { BadRequestError } from '../../lib/errors';
+import type { BadRequestError } from '../../lib/errors';
+import { badRequest } from '../support/errors';
 
 type Obj = Record<string, unknown>;
 
@@ -14,21 +15,6 @@ const CLOCK_CLASS = '/sync/ptp-status/clock-class';
 const CLOCK_CLASS_TYPE = 'event.sync.ptp-status.ptp-clock-class-change';
 const UNKNOWN_TYPE = 'event.sync.custom-status.custom-state-change';
 const TIME = '2021-03-05T20:59:00.999999999Z';
-
-/** Runs `fn`, expects a BadRequestError (400) and returns it for further checks on `detail`. */
-function badRequest(fn: () => unknown): BadRequestError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (err) {
-    thrown = err;
-  }
-  expect(thrown, 'expected a BadRequestError to be thrown').toBeInstanceOf(BadRequestError);
-  const error = thrown as BadRequestError;
-  expect(error.status).toBe(400);
-  expect(error.title).toBe('Bad Request');
-  return error;
-}
 
 /** Matches `member` as a whole member name in a detail (so `data` does not match `data.version`). */
 function naming(member: string): RegExp {

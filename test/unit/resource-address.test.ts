@@ -1,23 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCoveredBy, normaliseResourceAddress, selfAndAncestors } from '../../lib/domain/resource-address';
-import { BadRequestError } from '../../lib/errors';
-
-/** Runs `fn`, expects a BadRequestError (400) and returns it for further checks on `detail`. */
-function badRequest(fn: () => unknown): BadRequestError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (err) {
-    thrown = err;
-  }
-  expect(thrown, 'expected a BadRequestError to be thrown').toBeInstanceOf(BadRequestError);
-  const error = thrown as BadRequestError;
-  expect(error.status).toBe(400);
-  expect(error.title).toBe('Bad Request');
-  expect(typeof error.detail).toBe('string');
-  expect(error.detail.length).toBeGreaterThan(0);
-  return error;
-}
+import { badRequest } from '../support/errors';
 
 const PTP_LOCK = '/east-edge-10/site-3/node-7/sync/ptp-status/lock-state';
 
