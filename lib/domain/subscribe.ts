@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
-import type { NotificationEvent } from './event';
 import type { NotificationStore, PublisherState, Subscription } from './model';
 import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
 import { normaliseResourceAddress } from './resource-address';
@@ -57,31 +56,16 @@ export class Subscribe {
     };
     // The initial notification is recorded as delivered in the same transaction, so that a fan-out
     // still under way sends the new subscription neither that event again nor an older one.
-    const outcome = await this.store.createSubscription(
-      subscription,
-      newest && { resourceAddress: newest.resourceAddress, event: newest.event, timeKey: newest.timeKey },
-    );
+    const outcome = await this.store.createSubscription(subscription, newest);
     if (!outcome.created) return { kind: 'exists', existingId: outcome.existingId };
-    if (others.length > 0) await this.delivery.currentStatesFor(subscription, others.map(toAccepted));
+    if (others.length > 0) await this.delivery.currentStatesFor(subscription, others);
     return { kind: 'created', subscription };
   }
 }
 
-type PublishedState = PublisherState & {
-  readonly event: NotificationEvent;
-  readonly timeKey: string;
-  readonly acceptedAt: string;
-};
+/** A publisher state with an event: it is both what delivery takes and an initial notification. */
+type PublishedState = PublisherState & AcceptedEvent & { readonly timeKey: string };
 
 function hasEvent(state: PublisherState): state is PublishedState {
   return state.event !== undefined && state.timeKey !== undefined && state.acceptedAt !== undefined;
-}
-
-function toAccepted(state: PublishedState): AcceptedEvent {
-  return {
-    publisherId: state.publisherId,
-    resourceAddress: state.resourceAddress,
-    event: state.event,
-    acceptedAt: state.acceptedAt,
-  };
 }
