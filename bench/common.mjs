@@ -200,97 +200,43 @@ export function bareDocumentClient(/** @type {string} */ endpoint) {
 }
 
 /**
- * A real-shaped API Gateway HTTP API (payload 2.0) event (as test/support/http-event.ts builds).
+ * The tests' own builders (test/support/http-event.ts, fixtures.ts), bundled once so that the
+ * bench sends exactly the events, contexts and payloads the tests do.
+ */
+const support = await (async () => {
+  const result = await build({
+    stdin: {
+      contents:
+        "export { httpApiEvent, lambdaContext } from './test/support/http-event';\n" +
+        "export { lockStateEvent } from './test/support/fixtures';\n",
+      resolveDir: PROJECT_DIR,
+      loader: 'ts',
+      sourcefile: 'bench-support.ts',
+    },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    write: false,
+    logLevel: 'silent',
+  });
+  const code = result.outputFiles[0]?.text ?? '';
+  return import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+})();
+
+/**
+ * A real-shaped API Gateway HTTP API (payload 2.0) event, signed in by IAM as `principal`.
  * @param {{ method: string, path: string, pathParameters?: Record<string, string>, body?: unknown, principal?: string }} options
  */
-export function httpApiEvent(options) {
-  const [pathOnly = '', rawQueryString = ''] = options.path.split('?');
-  const rawPath = `${BASE_PATH}${pathOnly}`;
-  const queryStringParameters = rawQueryString
-    ? Object.fromEntries(new URLSearchParams(rawQueryString).entries())
-    : undefined;
-  const body =
-    options.body === undefined
-      ? undefined
-      : typeof options.body === 'string'
-        ? options.body
-        : JSON.stringify(options.body);
-  const now = new Date();
-  return {
-    version: '2.0',
-    routeKey: `${options.method} ${rawPath}`,
-    rawPath,
-    rawQueryString,
-    headers: {
-      host: 'notify.example.com',
-      'x-forwarded-proto': 'https',
-      'content-type': 'application/json',
-      'user-agent': 'bench',
-    },
-    queryStringParameters,
-    pathParameters: options.pathParameters,
-    body,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '123456789012',
-      apiId: 'api-id',
-      domainName: 'notify.example.com',
-      domainPrefix: 'notify',
-      http: {
-        method: options.method,
-        path: rawPath,
-        protocol: 'HTTP/1.1',
-        sourceIp: '127.0.0.1',
-        userAgent: 'bench',
-      },
-      requestId: `req-${randomUUID()}`,
-      routeKey: `${options.method} ${rawPath}`,
-      stage: '$default',
-      time: now.toUTCString(),
-      timeEpoch: now.getTime(),
-      authorizer: { iam: { userArn: options.principal ?? 'arn:aws:iam::123456789012:user/bench' } },
-    },
-  };
+export function httpApiEvent({ principal = 'arn:aws:iam::123456789012:user/bench', ...options }) {
+  return support.httpApiEvent({ ...options, authorizer: { iam: { userArn: principal } } });
 }
 
-export function lambdaContext() {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: 'bench',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: 'arn:aws:lambda:us-east-1:123456789012:function:bench',
-    memoryLimitInMB: '256',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/bench',
-    logStreamName: 'stream',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+/** @returns {import('aws-lambda').Context} */
+export const lambdaContext = () => support.lambdaContext();
 
 /** A valid PTP lock-state event for the node `node` (an address prefix). */
-export function lockStateEvent(/** @type {string} */ node, /** @type {string} */ time) {
-  return {
-    id: randomUUID(),
-    specversion: '1.0',
-    source: '/sync/ptp-status/lock-state',
-    type: 'event.sync.ptp-status.ptp-state-change',
-    time,
-    data: {
-      version: '1.0',
-      values: [
-        {
-          data_type: 'notification',
-          ResourceAddress: `${node}/sync/ptp-status/lock-state`,
-          value_type: 'enumeration',
-          value: 'HOLDOVER',
-        },
-      ],
-    },
-  };
-}
+export const lockStateEvent = (/** @type {string} */ node, /** @type {string} */ time) =>
+  support.lockStateEvent({ node, time });
 
 /** Strictly increasing event times, so every publish is new. */
 let clock = Date.parse('2026-01-01T00:00:00Z');

@@ -134,6 +134,16 @@ export class Fixtures {
 }
 
 /** @param {Doc} db @param {Record<string, unknown>} key @param {boolean} [consistent] */
+/** The counter change a create or delete transaction makes, as the store writes it. */
+const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
+  Update: {
+    TableName: T,
+    Key: shard(kind),
+    UpdateExpression: 'ADD n :delta',
+    ExpressionAttributeValues: { ':delta': delta },
+  },
+});
+
 const get = (db, key, consistent = true) =>
   db.send(new GetCommand({ TableName: T, Key: key, ConsistentRead: consistent }));
 
@@ -292,14 +302,7 @@ export const ROUTES = [
                     ConditionExpression: 'attribute_not_exists(pk)',
                   },
                 },
-                {
-                  Update: {
-                    TableName: T,
-                    Key: shard('subscriptions'),
-                    UpdateExpression: 'ADD n :delta',
-                    ExpressionAttributeValues: { ':delta': 1 },
-                  },
-                },
+                countBy('subscriptions', 1),
                 {
                   Put: {
                     TableName: T,
@@ -351,14 +354,7 @@ export const ROUTES = [
                   },
                 },
                 { Delete: { TableName: T, Key: subKey(principal, address, bare.endpoint) } },
-                {
-                  Update: {
-                    TableName: T,
-                    Key: shard('subscriptions'),
-                    UpdateExpression: 'ADD n :delta',
-                    ExpressionAttributeValues: { ':delta': -1 },
-                  },
-                },
+                countBy('subscriptions', -1),
               ],
             }),
           );
@@ -408,14 +404,7 @@ export const ROUTES = [
                     },
                   },
                 ]),
-                {
-                  Update: {
-                    TableName: T,
-                    Key: shard('subscriptions'),
-                    UpdateExpression: 'ADD n :delta',
-                    ExpressionAttributeValues: { ':delta': -items.length },
-                  },
-                },
+                countBy('subscriptions', -items.length),
               ],
             }),
           );
@@ -471,14 +460,7 @@ export const ROUTES = [
                     ConditionExpression: 'attribute_not_exists(pk)',
                   },
                 },
-                {
-                  Update: {
-                    TableName: T,
-                    Key: shard('publishers'),
-                    UpdateExpression: 'ADD n :delta',
-                    ExpressionAttributeValues: { ':delta': 1 },
-                  },
-                },
+                countBy('publishers', 1),
               ],
             }),
           );
@@ -519,14 +501,7 @@ export const ROUTES = [
                     ExpressionAttributeValues: { ':id': bare.id },
                   },
                 },
-                {
-                  Update: {
-                    TableName: T,
-                    Key: shard('publishers'),
-                    UpdateExpression: 'ADD n :delta',
-                    ExpressionAttributeValues: { ':delta': -1 },
-                  },
-                },
+                countBy('publishers', -1),
               ],
             }),
           );
