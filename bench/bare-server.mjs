@@ -1,12 +1,14 @@
 // @ts-check
 /**
  * The baseline of part 4: a minimal HTTP server that makes the same DynamoDB read as the route
- * (GetItem SUB#<id> or PUBADDR#<address>, consistent) with the same SDK and answers JSON.
+ * (GetItem SUB#<id> or the state of the publisher at <address>, consistent) with the same SDK and
+ * answers JSON.
  * Usage: node bench/bare-server.mjs (env: DYNAMO_ENDPOINT, TABLE_NAME); prints `@@port <n>`.
  */
 import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { publisherIdFor } from './common.mjs';
 
 const BASE = '/api/ocloudNotifications/v2';
 const db = DynamoDBDocumentClient.from(
@@ -23,7 +25,7 @@ const server = http.createServer(async (req, res) => {
   const key = path.startsWith('/subscriptions/')
     ? { pk: `SUB#${path.slice('/subscriptions/'.length)}`, sk: 'SUB' }
     : path.endsWith('/CurrentState')
-      ? { pk: `PUBADDR#${path.slice(0, -'/CurrentState'.length)}`, sk: 'PUBADDR' }
+      ? { pk: `PUB#${publisherIdFor(path.slice(0, -'/CurrentState'.length))}`, sk: 'STATE' }
       : undefined;
   if (!key) {
     res.writeHead(404).end();

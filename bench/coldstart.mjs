@@ -85,6 +85,7 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
         }
         pair.push([side, result.wallMs]);
       }
+      await sample.cleanup?.();
       const f = Number(pair.find(([s]) => s === 'fn')?.[1]);
       const b = Number(pair.find(([s]) => s === 'bare')?.[1]);
       ours.push(f);

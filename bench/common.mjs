@@ -200,15 +200,17 @@ export function bareDocumentClient(/** @type {string} */ endpoint) {
 }
 
 /**
- * The tests' own builders (test/support/http-event.ts, fixtures.ts), bundled once so that the
- * bench sends exactly the events, contexts and payloads the tests do.
+ * The tests' own builders (test/support/http-event.ts, fixtures.ts) and the service's id
+ * derivation, bundled once so that the bench sends exactly the events, contexts and payloads the
+ * tests do, and its baselines use the same keys as the handlers.
  */
 const support = await (async () => {
   const result = await build({
     stdin: {
       contents:
         "export { httpApiEvent, lambdaContext } from './test/support/http-event';\n" +
-        "export { lockStateEvent } from './test/support/fixtures';\n",
+        "export { lockStateEvent } from './test/support/fixtures';\n" +
+        "export { publisherIdFor, subscriptionIdFor } from './lib/domain/ids';\n",
       resolveDir: PROJECT_DIR,
       loader: 'ts',
       sourcefile: 'bench-support.ts',
@@ -237,6 +239,16 @@ export const lambdaContext = () => support.lambdaContext();
 /** A valid PTP lock-state event for the node `node` (an address prefix). */
 export const lockStateEvent = (/** @type {string} */ node, /** @type {string} */ time) =>
   support.lockStateEvent({ node, time });
+
+/** The id, hence the item keys, the service gives a publisher at `address`. */
+export const publisherIdFor = (/** @type {string} */ address) => support.publisherIdFor(address);
+
+/** The id the service gives a subscription of `owner` to `address` with `endpoint`. */
+export const subscriptionIdFor = (
+  /** @type {string} */ owner,
+  /** @type {string} */ address,
+  /** @type {string} */ endpoint,
+) => support.subscriptionIdFor(owner, address, endpoint);
 
 /** Strictly increasing event times, so every publish is new. */
 let clock = Date.parse('2026-01-01T00:00:00Z');

@@ -34,6 +34,7 @@ export async function handlerOverhead({ routes, fixtures, handlers, print, round
       const sample = await route.sample(fixtures);
       await runHandler(sample);
       await sample.bare();
+      await sample.cleanup?.();
     }
     const all = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };
     const roundRatios = [];
@@ -53,6 +54,7 @@ export async function handlerOverhead({ routes, fixtures, handlers, print, round
           else await sample.bare();
           times[side].push(performance.now() - started);
         }
+        await sample.cleanup?.();
       }
       roundRatios.push(median(times.handler) / median(times.bare));
       all.handler.push(...times.handler);

@@ -4,21 +4,22 @@
  * that route has to make for the same request (the same SDK commands with the same keys, no
  * middleware, no validation). Each sample gets fresh data, prepared outside the timed part.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { httpApiEvent, lambdaContext, lockStateEvent, nextTime, TABLE_NAME, unique } from './common.mjs';
+import {
+  httpApiEvent,
+  lambdaContext,
+  lockStateEvent,
+  nextTime,
+  publisherIdFor,
+  subscriptionIdFor,
+  TABLE_NAME,
+  unique,
+} from './common.mjs';
 
 const T = TABLE_NAME;
 const owner = (/** @type {string} */ p) => encodeURIComponent(p);
-const subKey = (
-  /** @type {string} */ principal,
-  /** @type {string} */ address,
-  /** @type {string} */ endpoint,
-) => ({
-  pk: `SUBKEY#${createHash('sha256').update(`${principal}\n${address}\n${endpoint}`).digest('base64url')}`,
-  sk: 'SUBKEY',
-});
 const shard = (/** @type {string} */ kind) => ({
   pk: 'COUNTERS',
   sk: `${kind}#${Math.floor(Math.random() * 10)}`,
@@ -29,7 +30,9 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
 
 /**
  * @typedef {{ handler: (event: unknown, context: unknown) => Promise<any> }} Bundle
- * @typedef {{ event: unknown, expect: number, bare: () => Promise<unknown> }} Sample
+ * @typedef {{ event: unknown, expect: number, bare: () => Promise<unknown>, cleanup?: () => Promise<unknown> }} Sample
+ *   `cleanup` (untimed) removes what both sides created, so that the table every later figure
+ *   reads from holds the seeded fixtures only.
  * @typedef {{ name: string, fn: string, method: string, sample: (fx: Fixtures) => Promise<Sample> }} Route
  * @typedef {import('@aws-sdk/lib-dynamodb').DynamoDBDocumentClient} Doc
  */
@@ -87,6 +90,31 @@ export class Fixtures {
     return this.call('publishEvent', options, 202);
   }
 
+  /** Deletes a publisher a sample created, if that side of the sample ran. @param {string} id */
+  removePublisher(id) {
+    const options = { method: 'DELETE', path: `/publishers/${id}`, pathParameters: { publisherId: id } };
+    return this.remove('deletePublisher', options);
+  }
+
+  /** Deletes a subscription a sample created, if that side ran. @param {string} principal @param {string} id */
+  removeSubscription(principal, id) {
+    const options = {
+      method: 'DELETE',
+      path: `/subscriptions/${id}`,
+      pathParameters: { subscriptionId: id },
+      principal,
+    };
+    return this.remove('deleteSubscription', options);
+  }
+
+  /** @param {string} fn @param {Parameters<typeof httpApiEvent>[0]} options */
+  async remove(fn, options) {
+    const response = await this.handlers[fn]?.handler(httpApiEvent(options), lambdaContext());
+    if (response?.statusCode !== 204 && response?.statusCode !== 404) {
+      throw new Error(`cleanup ${fn}: ${response?.statusCode} ${response?.body}`);
+    }
+  }
+
   /** @param {string} principal @param {string} address */
   async subscription(principal, address) {
     const body = { ResourceAddress: address, EndpointUri: `${this.consumerUrl}/${randomUUID()}` };
@@ -133,7 +161,6 @@ export class Fixtures {
   }
 }
 
-/** @param {Doc} db @param {Record<string, unknown>} key @param {boolean} [consistent] */
 /** The counter change a create or delete transaction makes, as the store writes it. */
 const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
   Update: {
@@ -144,8 +171,28 @@ const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
   },
 });
 
+/** A subscription delete as the store writes it: only its owner's, only if it exists. */
+const ownedDelete = (/** @type {string} */ id, /** @type {string} */ principal) => ({
+  Delete: {
+    TableName: T,
+    Key: { pk: `SUB#${id}`, sk: 'SUB' },
+    ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
+    ExpressionAttributeNames: { '#owner': 'owner' },
+    ExpressionAttributeValues: { ':owner': principal },
+  },
+});
+
+/** @param {Doc} db @param {Record<string, unknown>} key @param {boolean} [consistent] */
 const get = (db, key, consistent = true) =>
   db.send(new GetCommand({ TableName: T, Key: key, ConsistentRead: consistent }));
+
+/** A consistent batch read, as the store makes it. @param {Doc} db @param {Record<string, unknown>[]} keys */
+const batchGet = async (db, keys) => {
+  const result = await db.send(
+    new BatchGetCommand({ RequestItems: { [T]: { Keys: keys, ConsistentRead: true } } }),
+  );
+  return result.Responses?.[T] ?? [];
+};
 
 /** @param {Doc} db @param {import('@aws-sdk/lib-dynamodb').QueryCommandInput} input */
 const query = (db, input) => db.send(new QueryCommand(input));
@@ -206,7 +253,7 @@ export const ROUTES = [
       return {
         event: httpApiEvent({ method: 'GET', path: `${address}/CurrentState` }),
         expect: 200,
-        bare: () => get(fx.db, { pk: `PUBADDR#${address}`, sk: 'PUBADDR' }),
+        bare: () => get(fx.db, { pk: `PUB#${publisherIdFor(address)}`, sk: 'STATE' }),
       };
     },
   },
@@ -243,85 +290,8 @@ export const ROUTES = [
         }),
     }),
   },
-  {
-    name: 'POST /subscriptions',
-    fn: 'createSubscription',
-    method: 'POST',
-    sample: async (fx) => {
-      const principal = arn('creator');
-      const node = fx.reading?.node ?? '';
-      const mine = { ResourceAddress: node, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
-      const bare = { ResourceAddress: node, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
-      return {
-        event: httpApiEvent({ method: 'POST', path: '/subscriptions', body: mine, principal }),
-        expect: 201,
-        bare: async () => {
-          const key = subKey(principal, bare.ResourceAddress, bare.EndpointUri);
-          const tree = await query(fx.db, {
-            TableName: T,
-            IndexName: 'publisherTree',
-            KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
-            ExpressionAttributeValues: { ':pk': treePk(node), ':prefix': `${node}/` },
-          });
-          const keys = (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-          const states = await fx.db.send(
-            new BatchGetCommand({ RequestItems: { [T]: { Keys: [key, ...keys], ConsistentRead: true } } }),
-          );
-          const state = states.Responses?.[T]?.find((item) => item.pk !== key.pk);
-          const event = JSON.parse(String(state?.event));
-          await fx.sanityPost(bare.EndpointUri, event);
-          const id = randomUUID();
-          const createdAt = new Date().toISOString();
-          await fx.db.send(
-            new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: T,
-                    Item: { ...key, subscriptionId: id },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                  },
-                },
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      pk: `SUB#${id}`,
-                      sk: 'SUB',
-                      addrPk: `SUBADDR#${node}`,
-                      addrSk: `${owner(principal)}#${id}`,
-                      listPk: `SUBS#${owner(principal)}`,
-                      listSk: `${createdAt}#${id}`,
-                      id,
-                      resourceAddress: node,
-                      endpointUri: bare.EndpointUri,
-                      owner: principal,
-                      createdAt,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                countBy('subscriptions', 1),
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      pk: `SUB#${id}`,
-                      sk: `CURSOR#${state?.resourceAddress}`,
-                      deliveredTimeKey: state?.timeKey,
-                      deliveredEvent: `${event.source}#${event.id}`,
-                      expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
-                    },
-                  },
-                },
-              ],
-            }),
-          );
-        },
-      };
-    },
-  },
+  subscribeRoute('exact'),
+  subscribeRoute('inclusive'),
   {
     name: 'DELETE /subscriptions/{id}',
     fn: 'deleteSubscription',
@@ -341,24 +311,12 @@ export const ROUTES = [
           principal,
         }),
         expect: 204,
-        bare: async () => {
-          await get(fx.db, { pk: `SUB#${bare.id}`, sk: 'SUB' });
-          await fx.db.send(
+        bare: () =>
+          fx.db.send(
             new TransactWriteCommand({
-              TransactItems: [
-                {
-                  Delete: {
-                    TableName: T,
-                    Key: { pk: `SUB#${bare.id}`, sk: 'SUB' },
-                    ConditionExpression: 'attribute_exists(pk)',
-                  },
-                },
-                { Delete: { TableName: T, Key: subKey(principal, address, bare.endpoint) } },
-                countBy('subscriptions', -1),
-              ],
+              TransactItems: [ownedDelete(bare.id, principal), countBy('subscriptions', -1)],
             }),
-          );
-        },
+          ),
       };
     },
   },
@@ -389,21 +347,7 @@ export const ROUTES = [
           await fx.db.send(
             new TransactWriteCommand({
               TransactItems: [
-                ...items.flatMap((s) => [
-                  {
-                    Delete: {
-                      TableName: T,
-                      Key: { pk: `SUB#${s.id}`, sk: 'SUB' },
-                      ConditionExpression: 'attribute_exists(pk)',
-                    },
-                  },
-                  {
-                    Delete: {
-                      TableName: T,
-                      Key: subKey(bare, String(s.resourceAddress), String(s.endpointUri)),
-                    },
-                  },
-                ]),
+                ...items.map((s) => ownedDelete(String(s.id), bare)),
                 countBy('subscriptions', -items.length),
               ],
             }),
@@ -424,27 +368,16 @@ export const ROUTES = [
       return {
         event: httpApiEvent({ method: 'POST', path: '/publishers', body: { ResourceAddress: mine } }),
         expect: 201,
+        cleanup: async () => {
+          await fx.removePublisher(publisherIdFor(mine));
+          await fx.removePublisher(publisherIdFor(address));
+        },
         bare: () => {
-          const id = randomUUID();
+          const id = publisherIdFor(address);
           const createdAt = new Date().toISOString();
           return fx.db.send(
             new TransactWriteCommand({
               TransactItems: [
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      pk: `PUBADDR#${address}`,
-                      sk: 'PUBADDR',
-                      treePk: treePk(address),
-                      treeSk: `${address}/`,
-                      publisherId: id,
-                      resourceAddress: address,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                  },
-                },
                 {
                   Put: {
                     TableName: T,
@@ -458,6 +391,19 @@ export const ROUTES = [
                       createdAt,
                     },
                     ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+                {
+                  Put: {
+                    TableName: T,
+                    Item: {
+                      pk: `PUB#${id}`,
+                      sk: 'STATE',
+                      treePk: treePk(address),
+                      treeSk: `${address}/`,
+                      publisherId: id,
+                      resourceAddress: address,
+                    },
                   },
                 },
                 countBy('publishers', 1),
@@ -481,9 +427,8 @@ export const ROUTES = [
           pathParameters: { publisherId: mine.id },
         }),
         expect: 204,
-        bare: async () => {
-          const found = await get(fx.db, { pk: `PUB#${bare.id}`, sk: 'PUB' });
-          await fx.db.send(
+        bare: () =>
+          fx.db.send(
             new TransactWriteCommand({
               TransactItems: [
                 {
@@ -493,19 +438,11 @@ export const ROUTES = [
                     ConditionExpression: 'attribute_exists(pk)',
                   },
                 },
-                {
-                  Delete: {
-                    TableName: T,
-                    Key: { pk: `PUBADDR#${found.Item?.resourceAddress}`, sk: 'PUBADDR' },
-                    ConditionExpression: 'publisherId = :id',
-                    ExpressionAttributeValues: { ':id': bare.id },
-                  },
-                },
+                { Delete: { TableName: T, Key: { pk: `PUB#${bare.id}`, sk: 'STATE' } } },
                 countBy('publishers', -1),
               ],
             }),
-          );
-        },
+          ),
       };
     },
   },
@@ -547,16 +484,15 @@ export const ROUTES = [
                 {
                   Update: {
                     TableName: T,
-                    Key: { pk: `PUBADDR#${bare.address}`, sk: 'PUBADDR' },
+                    Key: { pk: `PUB#${bare.id}`, sk: 'STATE' },
                     UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
                     ConditionExpression:
-                      'publisherId = :publisherId AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+                      'attribute_exists(pk) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
                     ExpressionAttributeNames: { '#event': 'event' },
                     ExpressionAttributeValues: {
                       ':event': JSON.stringify(bareEvent),
                       ':timeKey': bareEvent.time,
                       ':acceptedAt': acceptedAt.toISOString(),
-                      ':publisherId': bare.id,
                     },
                     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
                   },
@@ -577,3 +513,90 @@ export const ROUTES = [
     },
   },
 ];
+
+/**
+ * POST /subscriptions to the address of the seeded publisher (`exact`: it covers that publisher
+ * only) or to its node (`inclusive`: it covers every publisher under it).
+ * @param {'exact' | 'inclusive'} kind
+ * @returns {Route}
+ */
+function subscribeRoute(kind) {
+  return {
+    name: `POST /subscriptions (${kind})`,
+    fn: 'createSubscription',
+    method: 'POST',
+    sample: async (fx) => {
+      const principal = arn('creator');
+      const address = (kind === 'exact' ? fx.reading?.address : fx.reading?.node) ?? '';
+      const mine = { ResourceAddress: address, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
+      const bare = { ResourceAddress: address, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
+      return {
+        event: httpApiEvent({ method: 'POST', path: '/subscriptions', body: mine, principal }),
+        expect: 201,
+        cleanup: async () => {
+          for (const body of [mine, bare]) {
+            const id = subscriptionIdFor(principal, body.ResourceAddress, body.EndpointUri);
+            await fx.removeSubscription(principal, id);
+          }
+        },
+        bare: async () => {
+          const id = subscriptionIdFor(principal, bare.ResourceAddress, bare.EndpointUri);
+          const key = { pk: `SUB#${id}`, sk: 'SUB' };
+          const exactState = { pk: `PUB#${publisherIdFor(address)}`, sk: 'STATE' };
+          const first = await batchGet(fx.db, [key, exactState]);
+          let state = first.find((item) => item.sk === 'STATE');
+          if (!state) {
+            const tree = await query(fx.db, {
+              TableName: T,
+              IndexName: 'publisherTree',
+              KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
+              ExpressionAttributeValues: { ':pk': treePk(address), ':prefix': `${address}/` },
+            });
+            const keys = (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+            [state] = await batchGet(fx.db, keys);
+          }
+          const event = JSON.parse(String(state?.event));
+          await fx.sanityPost(bare.EndpointUri, event);
+          const createdAt = new Date().toISOString();
+          await fx.db.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Put: {
+                    TableName: T,
+                    Item: {
+                      ...key,
+                      addrPk: `SUBADDR#${address}`,
+                      addrSk: `${owner(principal)}#${id}`,
+                      listPk: `SUBS#${owner(principal)}`,
+                      listSk: `${createdAt}#${id}`,
+                      id,
+                      resourceAddress: address,
+                      endpointUri: bare.EndpointUri,
+                      owner: principal,
+                      createdAt,
+                    },
+                    ConditionExpression: 'attribute_not_exists(pk)',
+                  },
+                },
+                countBy('subscriptions', 1),
+                {
+                  Put: {
+                    TableName: T,
+                    Item: {
+                      pk: `SUB#${id}`,
+                      sk: `CURSOR#${state?.resourceAddress}`,
+                      deliveredTimeKey: state?.timeKey,
+                      deliveredEvent: `${event.source}#${event.id}`,
+                      expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
+                    },
+                  },
+                },
+              ],
+            }),
+          );
+        },
+      };
+    },
+  };
+}

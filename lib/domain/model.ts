@@ -25,10 +25,6 @@ export interface PublisherState {
   readonly acceptedAt: string | undefined;
 }
 
-export type CreateOutcome =
-  | { readonly created: true }
-  | { readonly created: false; readonly existingId: string };
-
 export type AcceptOutcome = 'accepted' | 'duplicate' | 'stale' | 'unknown-publisher';
 
 export interface EventToAccept {
@@ -41,8 +37,15 @@ export interface EventToAccept {
   readonly dedupExpiresAt: number;
 }
 
+export interface SubscribeCheckKeys {
+  readonly subscriptionId: string;
+  readonly resourceAddress: string;
+  /** The id a publisher at exactly `resourceAddress` has. */
+  readonly publisherId: string;
+}
+
 export interface SubscribeCheck {
-  readonly existingId: string | undefined;
+  readonly exists: boolean;
   readonly states: readonly PublisherState[];
 }
 
@@ -84,32 +87,32 @@ export type LeaseOutcome =
 /** The persistence port of the domain. `lib/store/dynamo-store.ts` is its one adapter. */
 export interface NotificationStore {
   /**
-   * What a subscribe must know before it writes: the id of an identical subscription of `owner`,
-   * if any (409), and the current states of every publisher at or under the address (none: 404).
+   * What a subscribe must know before it writes: whether the subscription exists (409), and the
+   * current states of the publishers it covers (none: 404): the publisher at exactly the address
+   * if there is one, otherwise every publisher under it.
    */
-  subscribeCheck(owner: string, resourceAddress: string, endpointUri: string): Promise<SubscribeCheck>;
+  subscribeCheck(keys: SubscribeCheckKeys): Promise<SubscribeCheck>;
   /**
    * Creates the subscription; with `initialNotification`, also records in the same transaction
    * that it received that event, so no delivery still under way sends it that event again or an
    * older one.
    */
-  createSubscription(
-    subscription: Subscription,
-    initialNotification?: InitialNotification,
-  ): Promise<CreateOutcome>;
+  createSubscription(subscription: Subscription, initialNotification?: InitialNotification): Promise<boolean>;
   getSubscription(id: string): Promise<Subscription | undefined>;
   listSubscriptions(owner: string, resourceAddress?: string): Promise<Subscription[]>;
-  /** Deletes the subscription if `owner` owns it; returns what was deleted. */
-  deleteSubscription(id: string, owner: string): Promise<Subscription | undefined>;
+  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
+  deleteSubscription(id: string, owner: string): Promise<boolean>;
   deleteAllSubscriptions(owner: string): Promise<number>;
   /** Pages of the subscriptions whose address is `resourceAddress` or one of its ancestors. */
   subscriptionsCovering(resourceAddress: string): AsyncIterable<Subscription[]>;
 
-  createPublisher(publisher: Publisher): Promise<CreateOutcome>;
+  /** False when the publisher exists already (ids follow from addresses: same address, same id). */
+  createPublisher(publisher: Publisher): Promise<boolean>;
   getPublisher(id: string): Promise<Publisher | undefined>;
   listPublishers(): Promise<Publisher[]>;
-  deletePublisher(id: string): Promise<Publisher | undefined>;
-  getState(resourceAddress: string): Promise<PublisherState | undefined>;
+  /** Deletes the publisher and its current state; false when there was none to delete. */
+  deletePublisher(id: string): Promise<boolean>;
+  getState(publisherId: string): Promise<PublisherState | undefined>;
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
   forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;

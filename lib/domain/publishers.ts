@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
-import { isServiceId } from './ids';
+import { isServiceId, publisherIdFor } from './ids';
 import type { NotificationStore, Publisher } from './model';
 import { normaliseResourceAddress } from './resource-address';
 
@@ -24,15 +23,14 @@ export class Publishers {
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
     if (input.EndpointUri !== undefined) validateEndpointUri(input.EndpointUri);
     const publisher: Publisher = {
-      id: randomUUID(),
+      id: publisherIdFor(resourceAddress),
       resourceAddress,
       endpointUri: input.EndpointUri as string | undefined,
       createdAt: new Date().toISOString(),
     };
-    const outcome = await this.store.createPublisher(publisher);
-    return outcome.created
+    return (await this.store.createPublisher(publisher))
       ? { kind: 'created', publisher }
-      : { kind: 'exists', existingId: outcome.existingId };
+      : { kind: 'exists', existingId: publisher.id };
   }
 
   async get(id: string): Promise<Publisher> {
@@ -54,7 +52,7 @@ export class Publishers {
   /** Contract 4, CurrentState: the latest event of the publisher at exactly this address. */
   async currentState(rawAddress: string): Promise<NotificationEvent> {
     const address = normaliseResourceAddress(rawAddress);
-    const state = await this.store.getState(address);
+    const state = await this.store.getState(publisherIdFor(address));
     if (!state) throw new NotFoundError(`No publisher is registered at ${address}`);
     if (!state.event) throw new NotFoundError(`The publisher at ${address} has not published any event yet`);
     return state.event;

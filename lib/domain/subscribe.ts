@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
+import { publisherIdFor, subscriptionIdFor } from './ids';
 import type { NotificationStore, PublisherState, Subscription } from './model';
 import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
 import { normaliseResourceAddress } from './resource-address';
@@ -30,8 +30,13 @@ export class Subscribe {
     await this.endpoints.assertAllowed(endpoint);
     const endpointUri = input.EndpointUri as string;
 
-    const { existingId, states } = await this.store.subscribeCheck(owner, resourceAddress, endpointUri);
-    if (existingId) return { kind: 'exists', existingId };
+    const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
+    const { exists, states } = await this.store.subscribeCheck({
+      subscriptionId: id,
+      resourceAddress,
+      publisherId: publisherIdFor(resourceAddress),
+    });
+    if (exists) return { kind: 'exists', existingId: id };
 
     if (states.length === 0) {
       throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);
@@ -48,7 +53,7 @@ export class Subscribe {
     }
 
     const subscription: Subscription = {
-      id: randomUUID(),
+      id,
       resourceAddress,
       endpointUri,
       owner,
@@ -56,8 +61,8 @@ export class Subscribe {
     };
     // The initial notification is recorded as delivered in the same transaction, so that a fan-out
     // still under way sends the new subscription neither that event again nor an older one.
-    const outcome = await this.store.createSubscription(subscription, newest);
-    if (!outcome.created) return { kind: 'exists', existingId: outcome.existingId };
+    if (!(await this.store.createSubscription(subscription, newest)))
+      return { kind: 'exists', existingId: id };
     if (others.length > 0) await this.delivery.currentStatesFor(subscription, others);
     return { kind: 'created', subscription };
   }

@@ -13,7 +13,6 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { NotificationEvent } from '../domain/event';
 import type {
   AcceptOutcome,
-  CreateOutcome,
   DeliveryAttempt,
   EventToAccept,
   InitialNotification,
@@ -22,6 +21,7 @@ import type {
   Publisher,
   PublisherState,
   SubscribeCheck,
+  SubscribeCheckKeys,
   Subscription,
 } from '../domain/model';
 import { DeliveryCursors } from './delivery-cursors';
@@ -30,7 +30,7 @@ import { type CounterKind, INDEX, keys } from './keys';
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 type Item = Record<string, unknown>;
 
-/** Deletes of delete-all go in chunks; each subscription is two items, plus one counter update. */
+/** Deletes of delete-all go in chunks: one item per subscription, plus one counter update. */
 const DELETE_ALL_CHUNK = 25;
 const TRANSACTION_ATTEMPTS = 12;
 /** Outlives the longest retry window allowed (14 days), so no delivery of the subscription outlives it. */
@@ -47,37 +47,26 @@ export class DynamoStore implements NotificationStore {
   }
 
   /**
-   * One query finds the publishers at or under the address; one consistent batch read then gets
-   * their states together with the uniqueness item of the requested subscription.
+   * One consistent batch read gets the subscription, if it exists already, and the state of a
+   * publisher at exactly the address, which is all a subscription to a publisher's address covers.
+   * Only for an address above publishers does a query of the publisher tree find them, and a
+   * second batch read get their states.
    */
-  async subscribeCheck(owner: string, address: string, endpointUri: string): Promise<SubscribeCheck> {
-    const uniqueness = keys.subscriptionUniqueness(owner, address, endpointUri);
+  async subscribeCheck(check: SubscribeCheckKeys): Promise<SubscribeCheck> {
+    const subscription = keys.subscription(check.subscriptionId);
+    const [found, exact] = await this.batchGetBoth(subscription, keys.publisherState(check.publisherId));
+    if (found || exact) return { exists: found !== undefined, states: exact ? [toState(exact)] : [] };
     const stateKeys: Item[] = [];
-    for await (const page of this.pages(this.treeQuery(address))) {
+    for await (const page of this.pages(this.treeQuery(check.resourceAddress))) {
       stateKeys.push(...page.map((item) => ({ pk: item.pk, sk: item.sk })));
     }
-    const items =
-      stateKeys.length === 0 ? [await this.get(uniqueness)] : await this.batchGet([uniqueness, ...stateKeys]);
-    const existing = items.find((item) => item?.pk === uniqueness.pk);
-    return {
-      existingId: typeof existing?.subscriptionId === 'string' ? existing.subscriptionId : undefined,
-      states: items
-        .filter((item): item is Item => item !== undefined && item.pk !== uniqueness.pk)
-        .map(toState),
-    };
+    const states = stateKeys.length === 0 ? [] : await this.batchGet(stateKeys);
+    return { exists: false, states: states.map(toState) };
   }
 
-  async createSubscription(s: Subscription, initial?: InitialNotification): Promise<CreateOutcome> {
-    const uniqueness = keys.subscriptionUniqueness(s.owner, s.resourceAddress, s.endpointUri);
+  /** The condition on the subscription's id is its uniqueness: the id follows from what is unique. */
+  async createSubscription(s: Subscription, initial?: InitialNotification): Promise<boolean> {
     const failure = await this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: { ...uniqueness, subscriptionId: s.id },
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
       {
         Put: {
           TableName: this.tableName,
@@ -94,9 +83,8 @@ export class DynamoStore implements NotificationStore {
       this.countBy('subscriptions', 1),
       ...(initial ? [this.initialCursor(s.id, initial)] : []),
     ]);
-    if (!failure) return { created: true };
-    const existingId = failure[0]?.Item?.subscriptionId;
-    if (typeof existingId === 'string') return { created: false, existingId };
+    if (!failure) return true;
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
     throw new Error(`subscription create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
   }
 
@@ -128,14 +116,12 @@ export class DynamoStore implements NotificationStore {
     return subscriptions;
   }
 
-  async deleteSubscription(id: string, owner: string): Promise<Subscription | undefined> {
-    const subscription = await this.getSubscription(id);
-    if (subscription?.owner !== owner) return undefined;
+  async deleteSubscription(id: string, owner: string): Promise<boolean> {
     const failure = await this.transact([
-      ...this.subscriptionDeletes(subscription),
+      this.subscriptionDelete(id, owner),
       this.countBy('subscriptions', -1),
     ]);
-    return failure ? undefined : subscription;
+    return !failure;
   }
 
   async deleteAllSubscriptions(owner: string): Promise<number> {
@@ -152,14 +138,14 @@ export class DynamoStore implements NotificationStore {
       // A subscription deleted meanwhile fails its condition; drop it and delete the rest.
       while (pending.length > 0) {
         const failure = await this.transact([
-          ...pending.flatMap((s) => this.subscriptionDeletes(s)),
+          ...pending.map((s) => this.subscriptionDelete(s.id, owner)),
           this.countBy('subscriptions', -pending.length),
         ]);
         if (!failure) {
           deleted += pending.length;
           break;
         }
-        pending = pending.filter((_, i) => failure[i * 2]?.Code !== 'ConditionalCheckFailed');
+        pending = pending.filter((_, i) => failure[i]?.Code !== 'ConditionalCheckFailed');
       }
     }
     return deleted;
@@ -180,21 +166,9 @@ export class DynamoStore implements NotificationStore {
     }
   }
 
-  async createPublisher(p: Publisher): Promise<CreateOutcome> {
+  /** The condition on the publisher's id is its address's uniqueness: the id follows from the address. */
+  async createPublisher(p: Publisher): Promise<boolean> {
     const failure = await this.transact([
-      {
-        Put: {
-          TableName: this.tableName,
-          Item: {
-            ...keys.publisherAddress(p.resourceAddress),
-            ...keys.publisherTree(p.resourceAddress),
-            publisherId: p.id,
-            resourceAddress: p.resourceAddress,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
       {
         Put: {
           TableName: this.tableName,
@@ -210,11 +184,21 @@ export class DynamoStore implements NotificationStore {
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
+      {
+        Put: {
+          TableName: this.tableName,
+          Item: {
+            ...keys.publisherState(p.id),
+            ...keys.publisherTree(p.resourceAddress),
+            publisherId: p.id,
+            resourceAddress: p.resourceAddress,
+          },
+        },
+      },
       this.countBy('publishers', 1),
     ]);
-    if (!failure) return { created: true };
-    const existingId = failure[0]?.Item?.publisherId;
-    if (typeof existingId === 'string') return { created: false, existingId };
+    if (!failure) return true;
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
     throw new Error(`publisher create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
   }
 
@@ -236,9 +220,7 @@ export class DynamoStore implements NotificationStore {
     return publishers;
   }
 
-  async deletePublisher(id: string): Promise<Publisher | undefined> {
-    const publisher = await this.getPublisher(id);
-    if (!publisher) return undefined;
+  async deletePublisher(id: string): Promise<boolean> {
     const failure = await this.transact([
       {
         Delete: {
@@ -247,21 +229,14 @@ export class DynamoStore implements NotificationStore {
           ConditionExpression: 'attribute_exists(pk)',
         },
       },
-      {
-        Delete: {
-          TableName: this.tableName,
-          Key: keys.publisherAddress(publisher.resourceAddress),
-          ConditionExpression: 'publisherId = :id',
-          ExpressionAttributeValues: { ':id': id },
-        },
-      },
+      { Delete: { TableName: this.tableName, Key: keys.publisherState(id) } },
       this.countBy('publishers', -1),
     ]);
-    return failure ? undefined : publisher;
+    return !failure;
   }
 
-  async getState(address: string): Promise<PublisherState | undefined> {
-    const item = await this.get(keys.publisherAddress(address));
+  async getState(publisherId: string): Promise<PublisherState | undefined> {
+    const item = await this.get(keys.publisherState(publisherId));
     return item && toState(item);
   }
 
@@ -280,29 +255,28 @@ export class DynamoStore implements NotificationStore {
       {
         Update: {
           TableName: this.tableName,
-          Key: keys.publisherAddress(e.resourceAddress),
+          Key: keys.publisherState(e.publisherId),
           UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
           ConditionExpression:
-            'publisherId = :publisherId AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+            'attribute_exists(pk) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
           ExpressionAttributeNames: { '#event': 'event' },
           ExpressionAttributeValues: {
             ':event': JSON.stringify(e.event),
             ':timeKey': e.timeKey,
             ':acceptedAt': e.acceptedAt,
-            ':publisherId': e.publisherId,
           },
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         },
       },
     ]);
     if (!failure) return 'accepted';
-    // A publisher deleted meanwhile wins over a repeat: callers may know its address from a cache.
+    // A publisher deleted meanwhile (no state item) wins over a repeat: callers may know its
+    // address from a cache.
     const stateCheck = failure[1];
-    if (stateCheck?.Code === 'ConditionalCheckFailed' && stateCheck.Item?.publisherId !== e.publisherId) {
-      return 'unknown-publisher';
-    }
+    const publisherExists = stateCheck?.Code !== 'ConditionalCheckFailed' || stateCheck.Item !== undefined;
+    if (!publisherExists) return 'unknown-publisher';
     if (failure[0]?.Code === 'ConditionalCheckFailed') return 'duplicate';
-    return stateCheck?.Item?.publisherId === e.publisherId ? 'stale' : 'unknown-publisher';
+    return 'stale';
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {
@@ -343,22 +317,16 @@ export class DynamoStore implements NotificationStore {
     await this.client.send(new GetCommand({ TableName: this.tableName, Key: keys.health }));
   }
 
-  private subscriptionDeletes(s: Subscription): TransactItem[] {
-    return [
-      {
-        Delete: {
-          TableName: this.tableName,
-          Key: keys.subscription(s.id),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
+  private subscriptionDelete(id: string, owner: string): TransactItem {
+    return {
+      Delete: {
+        TableName: this.tableName,
+        Key: keys.subscription(id),
+        ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner },
       },
-      {
-        Delete: {
-          TableName: this.tableName,
-          Key: keys.subscriptionUniqueness(s.owner, s.resourceAddress, s.endpointUri),
-        },
-      },
-    ];
+    };
   }
 
   /** The delivery cursor of a new subscription, as if it had been delivered its initial event. */
@@ -410,6 +378,13 @@ export class DynamoStore implements NotificationStore {
       }
     }
     return items;
+  }
+
+  /** Two items by key in one consistent read, each undefined when absent. */
+  private async batchGetBoth(first: Item, second: Item): Promise<[Item | undefined, Item | undefined]> {
+    const items = await this.batchGet([first, second]);
+    const find = (key: Item) => items.find((item) => item.pk === key.pk && item.sk === key.sk);
+    return [find(first), find(second)];
   }
 
   private async get(key: Item): Promise<Item | undefined> {

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
-
 /**
- * The table layout, in one place. Items share the key pair (pk, sk); three sparse indexes serve
- * the access patterns listed in the README:
+ * The table layout, in one place. Items share the key pair (pk, sk). Ids follow from what makes a
+ * subscription or publisher unique (lib/domain/ids.ts), so the item keyed by the id is also what
+ * keeps it unique. Three sparse indexes serve the access patterns listed in the README:
  *   byAddress     (addrPk, addrSk)  subscriptions by exact address      SUBADDR#<address>  / <owner>#<id>
  *   publisherTree (treePk, treeSk)  publisher addresses by cluster      TREE#<cluster>     / <address>/
  *   byList        (listPk, listSk)  subscriptions by owner; publishers  SUBS#<owner>, PUBS / <createdAt>#<id>
@@ -16,10 +15,6 @@ const owner = (principal: string) => encodeURIComponent(principal);
 
 export const keys = {
   subscription: (id: string) => ({ pk: `SUB#${id}`, sk: 'SUB' }),
-  subscriptionUniqueness: (principal: string, address: string, endpointUri: string) => ({
-    pk: `SUBKEY#${createHash('sha256').update(`${principal}\n${address}\n${endpointUri}`).digest('base64url')}`,
-    sk: 'SUBKEY',
-  }),
   subscriptionByAddress: (address: string, principal: string, id: string) => ({
     addrPk: `SUBADDR#${address}`,
     addrSk: `${owner(principal)}#${id}`,
@@ -29,7 +24,8 @@ export const keys = {
   subscriptionsOf: (principal: string) => `SUBS#${owner(principal)}`,
   publisher: (id: string) => ({ pk: `PUB#${id}`, sk: 'PUB' }),
   publishers: 'PUBS',
-  publisherAddress: (address: string) => ({ pk: `PUBADDR#${address}`, sk: 'PUBADDR' }),
+  /** The publisher's current state, beside its record: the item publishing updates. */
+  publisherState: (id: string) => ({ pk: `PUB#${id}`, sk: 'STATE' }),
   publisherTree: (address: string) => ({
     treePk: treePartition(address),
     treeSk: `${address}/`,

@@ -53,21 +53,22 @@ describe('publishing with an id whose publisher is gone', () => {
     expect((await publish(id, first)).status).toBe(404);
   });
 
-  it('answers 404 for the old id after the address was registered again, and leaves the new state alone', async () => {
+  it('publishes into a fresh, empty state once the address is registered again (the same id)', async () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
     const address = `${node}/sync/ptp-status/lock-state`;
-    const oldId = await register(address);
-    expect((await publish(oldId, lockStateEvent({ node, value: 'LOCKED' }))).status).toBe(202);
-    expect((await remove(oldId)).status).toBe(204);
-    const newId = await register(address);
-    const current = lockStateEvent({ node, value: 'HOLDOVER' });
-    expect((await publish(newId, current)).status).toBe(202);
+    const id = await register(address);
+    const old = lockStateEvent({ node, value: 'LOCKED' });
+    expect((await publish(id, old)).status).toBe(202);
+    expect((await remove(id)).status).toBe(204);
+    expect((await publish(id, lockStateEvent({ node, value: 'FREERUN' }))).status).toBe(404);
 
-    expect((await publish(oldId, lockStateEvent({ node, value: 'FREERUN' }))).status).toBe(404);
-    const state = await invoke(
-      getCurrentState,
-      httpApiEvent({ method: 'GET', path: `${address}/CurrentState` }),
-    );
+    expect(await register(address)).toBe(id);
+    const currentState = () =>
+      invoke(getCurrentState, httpApiEvent({ method: 'GET', path: `${address}/CurrentState` }));
+    expect((await currentState()).status).toBe(404);
+    const current = lockStateEvent({ node, value: 'HOLDOVER' });
+    expect((await publish(id, current)).status).toBe(202);
+    const state = await currentState();
     expect(state.status).toBe(200);
     expect((state.body as { id: string }).id).toBe(current.id);
   });

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { handler as createSubscription } from '../../functions/create-subscription';
+import { publisherIdFor, subscriptionIdFor } from '../../lib/domain/ids';
 import type { Subscription } from '../../lib/domain/model';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoStore } from '../../lib/store/dynamo-store';
@@ -11,15 +11,16 @@ import { httpApiEvent, invoke } from '../support/http-event';
 const tableName = process.env.TABLE_NAME ?? '';
 const store = new DynamoStore(documentClient(), tableName);
 
-async function countItems(prefix: string): Promise<number> {
+/** Items whose key is (`<prefix>…`, `sk`), counted the slow way: a scan. */
+async function countItems(prefix: string, sk: string): Promise<number> {
   let count = 0;
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await documentClient().send(
       new ScanCommand({
         TableName: tableName,
-        FilterExpression: 'begins_with(pk, :prefix)',
-        ExpressionAttributeValues: { ':prefix': prefix },
+        FilterExpression: 'begins_with(pk, :prefix) AND sk = :sk',
+        ExpressionAttributeValues: { ':prefix': prefix, ':sk': sk },
         ExclusiveStartKey: startKey,
       }),
     );
@@ -48,13 +49,14 @@ async function pool<T>(tasks: (() => Promise<T>)[], width: number): Promise<T[]>
 describe('race safety and exact counters', () => {
   it('creates exactly one subscription from 50 concurrent identical requests; the rest are 409s naming it', async () => {
     const cluster = uniqueCluster();
+    const address = `/${cluster}/site-1/node-1/sync/ptp-status/lock-state`;
     const created = await store.createPublisher({
-      id: randomUUID(),
-      resourceAddress: `/${cluster}/site-1/node-1/sync/ptp-status/lock-state`,
+      id: publisherIdFor(address),
+      resourceAddress: address,
       endpointUri: undefined,
       createdAt: new Date().toISOString(),
     });
-    expect(created.created).toBe(true);
+    expect(created).toBe(true);
     const before = (await store.counts()).subscriptions;
     const body = {
       ResourceAddress: `/${cluster}/site-1/node-1/sync`,
@@ -92,29 +94,30 @@ describe('race safety and exact counters', () => {
     const tasks = Array.from({ length: 1000 }, (_, i) => async () => {
       const roll = random();
       if (roll < 0.1) {
-        const id = randomUUID();
-        const outcome = await store.createPublisher({
+        const resourceAddress = `/${cluster}/site-${i % 3}/node-${i}/sync`;
+        const id = publisherIdFor(resourceAddress);
+        const created = await store.createPublisher({
           id,
-          resourceAddress: `/${cluster}/site-${i % 3}/node-${i}/sync`,
+          resourceAddress,
           endpointUri: undefined,
           createdAt: new Date().toISOString(),
         });
-        if (outcome.created) publishers.push(id);
+        if (created) publishers.push(id);
       } else if (roll < 0.15 && publishers.length > 0) {
         const id = publishers.splice(Math.floor(random() * publishers.length), 1)[0];
         if (id) await store.deletePublisher(id);
       } else if (roll < 0.6 || live.length === 0) {
         // Some creates repeat an existing (address, endpoint) pair and must not count twice.
         const endpoint = `http://127.0.0.1:9/${Math.floor(random() * 300)}`;
+        const resourceAddress = `/${cluster}/site-${Math.floor(random() * 3)}`;
         const subscription: Subscription = {
-          id: randomUUID(),
-          resourceAddress: `/${cluster}/site-${Math.floor(random() * 3)}`,
+          id: subscriptionIdFor(owner, resourceAddress, endpoint),
+          resourceAddress,
           endpointUri: endpoint,
           owner,
           createdAt: new Date().toISOString(),
         };
-        const outcome = await store.createSubscription(subscription);
-        if (outcome.created) live.push(subscription);
+        if (await store.createSubscription(subscription)) live.push(subscription);
       } else {
         // Deletes race: the same subscription may be deleted twice at once; only one may count.
         const victim = live[Math.floor(random() * live.length)];
@@ -126,18 +129,16 @@ describe('race safety and exact counters', () => {
     await pool(tasks, 24);
 
     const counts = await store.counts();
-    expect(counts.subscriptions).toBe(await countItems('SUB#'));
-    expect(counts.subscriptions).toBe(await countItems('SUBKEY#'));
+    expect(counts.subscriptions).toBe(await countItems('SUB#', 'SUB'));
     expect(counts.subscriptions - before.subscriptions).toBe(live.length);
     expect(await store.listSubscriptions(owner)).toHaveLength(live.length);
-    expect(counts.publishers).toBe(await countItems('PUB#'));
-    expect(counts.publishers).toBe(await countItems('PUBADDR#'));
+    expect(counts.publishers).toBe(await countItems('PUB#', 'PUB'));
+    expect(counts.publishers).toBe(await countItems('PUB#', 'STATE'));
     expect(counts.publishers - before.publishers).toBe(publishers.length);
 
     const removed = await store.deleteAllSubscriptions(owner);
     expect(removed).toBe(live.length);
     expect((await store.counts()).subscriptions).toBe(before.subscriptions);
-    expect(await countItems('SUB#')).toBe(before.subscriptions);
-    expect(await countItems('SUBKEY#')).toBe(before.subscriptions);
+    expect(await countItems('SUB#', 'SUB')).toBe(before.subscriptions);
   }, 120_000);
 });
