@@ -51,8 +51,9 @@ export class SqsError extends Error {
     message: string,
     readonly status: number | undefined,
     readonly retryable: boolean,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
 }
 
@@ -127,12 +128,14 @@ export function createSqsSend({
     let status: number;
     let text: string;
     try {
+      // The signer returns a clone of the HttpRequest it was given, typed only as the interface.
       const { response } = await http.handle(request as HttpRequest);
       status = response.statusCode;
       text = Buffer.from(await streamCollector(response.body)).toString('utf8');
     } catch (error) {
-      // Refused, reset or timed out: nothing was answered, so the call may be tried again.
-      throw Object.assign(new SqsError('NetworkError', String(error), undefined, true), { cause: error });
+      // Refused, reset or timed out: worth another try. A batch SQS took before a time-out is then
+      // sent twice, which at-least-once delivery allows (the SDK client did the same).
+      throw new SqsError('NetworkError', String(error), undefined, true, { cause: error });
     }
     const json = parse(text);
     // Trusted to be the documented shape: it comes from SQS over a signed call.
