@@ -1,13 +1,9 @@
-import {
-  type BatchResultErrorEntry,
-  ChangeMessageVisibilityCommand,
-  SendMessageBatchCommand,
-  type SendMessageBatchRequestEntry,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
 import { ServiceUnavailableError } from '../errors';
 import { logger } from '../logger';
 import type { OutgoingMessage, QueueName, QueuePort } from './queue-port';
+import { createSqsSend, type SendMessageBatchRequestEntry, type SqsSend } from './sqs-client';
+
+export type { SqsCall, SqsSend } from './sqs-client';
 
 /** SQS limits: 10 entries per batch, a delay of at most 15 minutes, a visibility of at most 12 hours. */
 export const SQS_BATCH_SIZE = 10;
@@ -18,18 +14,12 @@ const PARALLEL_BATCHES = 25;
 /** Entries SQS refuses in a batch (throttling, internal errors) are re-sent this many times. */
 const BATCH_ATTEMPTS = 4;
 
-/** The two calls made here, so that tests can stand in for the client. */
-export type SqsSend = (
-  command: SendMessageBatchCommand | ChangeMessageVisibilityCommand,
-) => Promise<{ Failed?: BatchResultErrorEntry[] }>;
-
-// One client per process, kept at module scope so a Lambda reuses it (and its connections) across
+// One sender per process, kept at module scope so a Lambda reuses it (and its connections) across
 // invocations; built on first use so that functions which never enqueue do not pay for it.
-let client: SQSClient | undefined;
-const defaultSend: SqsSend = (command) => {
-  client ??= new SQSClient({ maxAttempts: 3 });
-  if (command instanceof SendMessageBatchCommand) return client.send(command);
-  return client.send(command).then(() => ({}));
+let sender: SqsSend | undefined;
+const defaultSend: SqsSend = (call) => {
+  sender ??= createSqsSend();
+  return sender(call);
 };
 
 export class SqsQueue implements QueuePort {
@@ -63,22 +53,24 @@ export class SqsQueue implements QueuePort {
 
   async changeVisibility(queue: QueueName, receiptHandle: string, timeoutMs: number): Promise<void> {
     await unavailableOnError(queue, () =>
-      this.sendCommand(
-        new ChangeMessageVisibilityCommand({
+      this.sendCommand({
+        action: 'ChangeMessageVisibility',
+        input: {
           QueueUrl: this.urls[queue],
           ReceiptHandle: receiptHandle,
           VisibilityTimeout: toSeconds(timeoutMs, MAX_VISIBILITY_SECONDS),
-        }),
-      ),
+        },
+      }),
     );
   }
 
   private async sendBatch(queue: QueueName, entries: SendMessageBatchRequestEntry[]): Promise<void> {
     let pending = entries;
     for (let attempt = 1; pending.length > 0; attempt++) {
-      const result = await this.sendCommand(
-        new SendMessageBatchCommand({ QueueUrl: this.urls[queue], Entries: pending }),
-      );
+      const result = await this.sendCommand({
+        action: 'SendMessageBatch',
+        input: { QueueUrl: this.urls[queue], Entries: pending },
+      });
       const failed = result.Failed ?? [];
       if (failed.length === 0) return;
       const failedIds = new Set(failed.map((entry) => entry.Id));

@@ -1,29 +1,30 @@
 /** The SQS adapter's batching and visibility arithmetic, against a stand-in client (no SQS here). */
-import { ChangeMessageVisibilityCommand, type SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../lib/errors';
+import type { SqsCall } from '../../lib/queue/sqs-client';
 import { SqsQueue, type SqsSend, toSeconds } from '../../lib/queue/sqs-queue';
+
+type Batch = Extract<SqsCall, { action: 'SendMessageBatch' }>['input'];
+type Visibility = Extract<SqsCall, { action: 'ChangeMessageVisibility' }>['input'];
 
 const URLS = { 'fan-out': 'https://sqs/fan', delivery: 'https://sqs/del', 'dead-letter': 'https://sqs/dlq' };
 
-function fakeSqs(
-  respond: (command: SendMessageBatchCommand, call: number) => Awaited<ReturnType<SqsSend>> = () => ({}),
-) {
-  const batches: SendMessageBatchCommand['input'][] = [];
-  const visibility: ChangeMessageVisibilityCommand['input'][] = [];
+function fakeSqs(respond: (batch: Batch, call: number) => Awaited<ReturnType<SqsSend>> = () => ({})) {
+  const batches: Batch[] = [];
+  const visibility: Visibility[] = [];
   let inFlight = 0;
   let maxInFlight = 0;
-  const send: SqsSend = async (command) => {
-    if (command instanceof ChangeMessageVisibilityCommand) {
-      visibility.push(command.input);
+  const send: SqsSend = async (call) => {
+    if (call.action === 'ChangeMessageVisibility') {
+      visibility.push(call.input);
       return {};
     }
     inFlight += 1;
     maxInFlight = Math.max(maxInFlight, inFlight);
     await new Promise((resolve) => setTimeout(resolve, 5));
     inFlight -= 1;
-    batches.push(command.input);
-    return respond(command, batches.length);
+    batches.push(call.input);
+    return respond(call.input, batches.length);
   };
   return { send, batches, visibility, maxInFlight: () => maxInFlight };
 }
@@ -34,10 +35,8 @@ describe('SqsQueue.send', () => {
     const messages = Array.from({ length: 1005 }, (_, i) => ({ body: `m${i}` }));
     await new SqsQueue(URLS, sqs.send).send('delivery', messages);
     expect(sqs.batches).toHaveLength(101);
-    expect(sqs.batches.every((b) => b.QueueUrl === URLS.delivery && (b.Entries?.length ?? 0) <= 10)).toBe(
-      true,
-    );
-    const bodies = sqs.batches.flatMap((b) => b.Entries?.map((e) => e.MessageBody) ?? []);
+    expect(sqs.batches.every((b) => b.QueueUrl === URLS.delivery && b.Entries.length <= 10)).toBe(true);
+    const bodies = sqs.batches.flatMap((b) => b.Entries.map((e) => e.MessageBody));
     expect(new Set(bodies)).toEqual(new Set(messages.map((m) => m.body)));
     expect(sqs.maxInFlight()).toBeGreaterThan(1);
     expect(sqs.maxInFlight()).toBeLessThanOrEqual(25);
@@ -55,7 +54,7 @@ describe('SqsQueue.send', () => {
   });
 
   it('re-sends only the entries SQS failed, then succeeds', async () => {
-    const sqs = fakeSqs((_command, call) =>
+    const sqs = fakeSqs((_batch, call) =>
       call === 1 ? { Failed: [{ Id: '3', Code: 'InternalError', SenderFault: false }] } : {},
     );
     await new SqsQueue(URLS, sqs.send).send(
