@@ -150,7 +150,7 @@ async function main() {
     const publisherId = publisher.publisher.id;
     const seeding = Date.now();
     await pool(SUBSCRIBERS, 64, (i) =>
-      lib.store().createSubscription({
+      lib.subscriptionStore().createSubscription({
         id: randomUUID(),
         resourceAddress: address,
         endpointUri: sink.url(`/bulk/${i}`),
@@ -200,7 +200,7 @@ async function main() {
       const registered = await lib.publishers().register({ ResourceAddress: lockAddress });
       const id = registered.publisher.id;
       for (const path of withHanging ? ['/fast', '/hang'] : ['/fast']) {
-        await lib.store().createSubscription({
+        await lib.subscriptionStore().createSubscription({
           id: randomUUID(),
           resourceAddress: lockAddress,
           endpointUri: sink.url(`${path}/${randomUUID()}`),

@@ -1,8 +1,8 @@
 import { text } from '../lib/http/responses';
 import { httpRoute } from '../lib/http/route';
-import { store } from '../lib/services';
+import { storeStatus } from '../lib/services';
 
 export const handler = httpRoute(async () => {
-  await store().ping();
+  await storeStatus().ping();
   return text(200, 'OK');
 });

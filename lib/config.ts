@@ -1,4 +1,4 @@
-import { createNetworkPolicy, type NetworkPolicyMode } from './delivery/network-policy';
+import { type NetworkPolicyMode, parseCidr } from './delivery/network-policy';
 
 /**
  * Configuration, read once when a function starts. A missing or malformed setting stops the
@@ -50,7 +50,7 @@ function allowList(env: Env): string[] {
     .map((entry) => entry.trim())
     .filter(Boolean);
   try {
-    createNetworkPolicy({ mode: 'public-only', allowList: entries });
+    for (const entry of entries) parseCidr(entry);
   } catch (error) {
     throw new ConfigError(`environment variable ENDPOINT_ALLOW_LIST: ${(error as Error).message}`);
   }
@@ -67,18 +67,24 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return value as T;
 }
 
-function baseUrl(env: Env): string | undefined {
-  const raw = env.PUBLIC_BASE_URL?.trim();
-  if (!raw) return undefined;
+/** An absolute http or https URL, or a ConfigError naming the variable. */
+function parseHttpUrl(name: string, raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    throw new ConfigError(`environment variable PUBLIC_BASE_URL must be an absolute URL, got "${raw}"`);
+    throw new ConfigError(`environment variable ${name} must be an absolute URL, got "${raw}"`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError('environment variable PUBLIC_BASE_URL must be an http or https URL');
+    throw new ConfigError(`environment variable ${name} must be an http or https URL, got "${raw}"`);
   }
+  return url;
+}
+
+function baseUrl(env: Env): string | undefined {
+  const raw = env.PUBLIC_BASE_URL?.trim();
+  if (!raw) return undefined;
+  const url = parseHttpUrl('PUBLIC_BASE_URL', raw);
   return `${url.protocol}//${url.host}`;
 }
 
@@ -149,15 +155,7 @@ export interface DeliveryConfig {
 
 function httpUrl(env: Env, name: string): string {
   const raw = required(env, name);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new ConfigError(`environment variable ${name} must be an absolute URL, got "${raw}"`);
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError(`environment variable ${name} must be an http or https URL, got "${raw}"`);
-  }
+  parseHttpUrl(name, raw);
   return raw.replace(/\/+$/, '');
 }
 

@@ -5,7 +5,6 @@ import { HttpEndpointGate } from './delivery/endpoint-gate';
 import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
 import { QueuedDelivery } from './delivery/queued-delivery';
-import type { NotificationStore } from './domain/model';
 import type { DeliveryPort } from './domain/ports';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
@@ -14,8 +13,12 @@ import { Subscriptions } from './domain/subscriptions';
 import { LocalHttpQueue } from './queue/local-http-queue';
 import type { QueuePort } from './queue/queue-port';
 import { SqsQueue } from './queue/sqs-queue';
+import { DynamoDeliveryStore } from './store/delivery-store';
 import { documentClient } from './store/dynamo-client';
-import { DynamoStore } from './store/dynamo-store';
+import { DynamoTable } from './store/dynamo-table';
+import { DynamoPublisherStore } from './store/publisher-store';
+import { DynamoStoreStatus } from './store/store-status';
+import { DynamoSubscriptionStore } from './store/subscription-store';
 
 /**
  * The composition root: each piece is built once per process on first use, so a function's
@@ -33,9 +36,17 @@ function once<T>(build: () => T): () => T {
 
 const userAgent = /* @__PURE__ */ once(() => `${config().serviceName}/${config().serviceVersion}`);
 
-export const store = /* @__PURE__ */ once<NotificationStore>(
-  () => new DynamoStore(documentClient(), config().tableName),
+const table = /* @__PURE__ */ once(() => new DynamoTable(documentClient(), config().tableName));
+
+export const subscriptionStore = /* @__PURE__ */ once(() => new DynamoSubscriptionStore(table()));
+
+export const publisherStore = /* @__PURE__ */ once(() => new DynamoPublisherStore(table()));
+
+export const deliveryStore = /* @__PURE__ */ once(
+  () => new DynamoDeliveryStore(table(), subscriptionStore()),
 );
+
+export const storeStatus = /* @__PURE__ */ once(() => new DynamoStoreStatus(table()));
 
 export const networkPolicy = /* @__PURE__ */ once<NetworkPolicy>(() =>
   createNetworkPolicy(config().networkPolicy),
@@ -63,11 +74,11 @@ const queueOnFirstUse: QueuePort = {
 
 export const delivery = /* @__PURE__ */ once<DeliveryPort>(() => new QueuedDelivery(queueOnFirstUse));
 
-export const fanOut = /* @__PURE__ */ once(() => new FanOut(store(), queue()));
+export const fanOut = /* @__PURE__ */ once(() => new FanOut(deliveryStore(), queue()));
 
 export const deliveryBatch = /* @__PURE__ */ once(() => {
   const settings = deliveryConfig();
-  const deliverer = new Deliverer(store(), networkPolicy(), {
+  const deliverer = new Deliverer(deliveryStore(), networkPolicy(), {
     timeoutMs: config().deliveryTimeoutMs,
     userAgent: userAgent(),
     retryWindowMs: settings.retryWindowSeconds * 1000,
@@ -76,17 +87,19 @@ export const deliveryBatch = /* @__PURE__ */ once(() => {
   return new DeliveryBatch(deliverer, queue());
 });
 
-export const subscriptions = /* @__PURE__ */ once(() => new Subscriptions(store()));
+export const subscriptions = /* @__PURE__ */ once(() => new Subscriptions(subscriptionStore()));
 
 export const subscribe = /* @__PURE__ */ once(
   () =>
     new Subscribe(
-      store(),
+      subscriptionStore(),
       new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent()),
       delivery(),
     ),
 );
 
-export const publishers = /* @__PURE__ */ once(() => new Publishers(store()));
+export const publishers = /* @__PURE__ */ once(() => new Publishers(publisherStore()));
 
-export const publish = /* @__PURE__ */ once(() => new Publish(store(), delivery(), config().dedupTtlSeconds));
+export const publish = /* @__PURE__ */ once(
+  () => new Publish(publisherStore(), delivery(), config().dedupTtlSeconds),
+);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parseTime } from '../domain/event';
-import type { DeliveryAttempt, NotificationStore, Subscription } from '../domain/model';
+import type { DeliveryAttempt, DeliveryStore, Subscription } from '../domain/model';
 import { logger } from '../logger';
 import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';
@@ -40,7 +40,7 @@ const CURSOR_RETENTION_SECONDS = 24 * 3600;
  */
 export class Deliverer {
   constructor(
-    private readonly store: NotificationStore,
+    private readonly store: DeliveryStore,
     private readonly policy: NetworkPolicy,
     private readonly settings: DelivererSettings,
     private readonly clock: () => number = Date.now,

@@ -1,4 +1,4 @@
-import type { NotificationStore } from '../domain/model';
+import type { DeliveryStore } from '../domain/model';
 import type { QueuePort } from '../queue/queue-port';
 import { deliveryMessage, type FanOutMessage } from './messages';
 
@@ -10,7 +10,7 @@ import { deliveryMessage, type FanOutMessage } from './messages';
  */
 export class FanOut {
   constructor(
-    private readonly store: NotificationStore,
+    private readonly store: DeliveryStore,
     private readonly queue: QueuePort,
     private readonly clock: () => number = Date.now,
   ) {}

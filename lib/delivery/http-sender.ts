@@ -27,8 +27,8 @@ const MAX_DRAIN_BYTES = 64 * 1024;
 // Idle sockets are dropped well before the usual 5 s server keep-alive so a
 // reused socket is rarely one the consumer has already closed.
 const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000 };
-const httpAgent = new http.Agent(agentOptions);
-const httpsAgent = new https.Agent(agentOptions);
+const httpAgent = /* @__PURE__ */ new http.Agent(agentOptions);
+const httpsAgent = /* @__PURE__ */ new https.Agent(agentOptions);
 
 // One lookup per policy object, so the function is not rebuilt on every request.
 const lookups = new WeakMap<NetworkPolicy, ReturnType<typeof createPolicyLookup>>();

@@ -103,7 +103,8 @@ export function parseIp(input: string): Ip | undefined {
   return value === undefined ? undefined : { family: 4, value };
 }
 
-function parseCidr(entry: string): Cidr {
+/** Throws an Error naming the entry when it is not an IP address or CIDR block. */
+export function parseCidr(entry: string): Cidr {
   const [addr = '', prefix, extra] = entry.split('/');
   const ip = parseIp(addr);
   const max = ip ? width(ip.family) : 0;
@@ -134,8 +135,10 @@ const special = (entry: string, category: Category, label: string): SpecialRange
   label,
 });
 
-// First match wins, so more specific blocks come before the blocks containing them.
-const V4_RANGES: readonly SpecialRange[] = [
+// The tables are built by calls, so without the pure marks every bundle that imports this module
+// (through config) would keep them, needed or not. First match wins, so more specific blocks
+// come before the blocks containing them.
+const V4_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
   special('255.255.255.255', 'never', 'broadcast'),
   special('0.0.0.0/8', 'never', 'unspecified / this network'),
   special('10.0.0.0/8', 'private', 'private (RFC 1918)'),
@@ -152,9 +155,9 @@ const V4_RANGES: readonly SpecialRange[] = [
   special('203.0.113.0/24', 'never', 'documentation'),
   special('224.0.0.0/4', 'never', 'multicast'),
   special('240.0.0.0/4', 'never', 'reserved'),
-];
+])();
 
-const V6_RANGES: readonly SpecialRange[] = [
+const V6_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
   special('::/128', 'never', 'unspecified'),
   special('::1/128', 'private', 'loopback'),
   // Deprecated (RFC 4291) and never routed as IPv4, so refuse instead of unwrapping.
@@ -169,16 +172,17 @@ const V6_RANGES: readonly SpecialRange[] = [
   special('fe80::/10', 'never', 'link-local'),
   special('fec0::/10', 'never', 'site-local (deprecated)'),
   special('ff00::/8', 'never', 'multicast'),
-];
+])();
 
-const GLOBAL_UNICAST_V6 = parseCidr('2000::/3');
+const GLOBAL_UNICAST_V6 = /* @__PURE__ */ parseCidr('2000::/3');
 
 // IPv6 forms that carry an IPv4 destination; the embedded address is what gets reached.
-const EMBEDDING_V6: readonly { cidr: Cidr; label: string; extract(v: bigint): bigint }[] = [
-  { cidr: parseCidr('::ffff:0:0/96'), label: 'IPv4-mapped', extract: (v) => v & 0xffffffffn },
-  { cidr: parseCidr('64:ff9b::/96'), label: 'NAT64', extract: (v) => v & 0xffffffffn },
-  { cidr: parseCidr('2002::/16'), label: '6to4', extract: (v) => (v >> 80n) & 0xffffffffn },
-];
+const EMBEDDING_V6: readonly { cidr: Cidr; label: string; extract(v: bigint): bigint }[] =
+  /* @__PURE__ */ (() => [
+    { cidr: parseCidr('::ffff:0:0/96'), label: 'IPv4-mapped', extract: (v) => v & 0xffffffffn },
+    { cidr: parseCidr('64:ff9b::/96'), label: 'NAT64', extract: (v) => v & 0xffffffffn },
+    { cidr: parseCidr('2002::/16'), label: '6to4', extract: (v) => (v >> 80n) & 0xffffffffn },
+  ])();
 
 function formatV4(value: bigint): string {
   return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 0xffn)).join('.');

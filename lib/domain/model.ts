@@ -84,8 +84,11 @@ export type LeaseOutcome =
   /** Another attempt for the same subscription and address is in flight until `leaseUntil`. */
   | { readonly kind: 'leased'; readonly leaseUntil: number };
 
-/** The persistence port of the domain. `lib/store/dynamo-store.ts` is its one adapter. */
-export interface NotificationStore {
+/**
+ * The persistence ports of the domain, one per part of it, so that each function's bundle holds
+ * only the adapter it uses. `lib/store/` has their one adapter each, on one DynamoDB table.
+ */
+export interface SubscriptionStore {
   /**
    * What a subscribe must know before it writes: whether the subscription exists (409), and the
    * current states of the publishers it covers (none: 404): the publisher at exactly the address
@@ -93,9 +96,9 @@ export interface NotificationStore {
    */
   subscribeCheck(keys: SubscribeCheckKeys): Promise<SubscribeCheck>;
   /**
-   * Creates the subscription; with `initialNotification`, also records in the same transaction
-   * that it received that event, so no delivery still under way sends it that event again or an
-   * older one.
+   * Creates the subscription unless it exists (false); with `initialNotification`, also records in
+   * the same transaction that it received that event, so no delivery still under way sends it
+   * that event again or an older one.
    */
   createSubscription(subscription: Subscription, initialNotification?: InitialNotification): Promise<boolean>;
   getSubscription(id: string): Promise<Subscription | undefined>;
@@ -103,9 +106,9 @@ export interface NotificationStore {
   /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
   deleteSubscription(id: string, owner: string): Promise<boolean>;
   deleteAllSubscriptions(owner: string): Promise<number>;
-  /** Pages of the subscriptions whose address is `resourceAddress` or one of its ancestors. */
-  subscriptionsCovering(resourceAddress: string): AsyncIterable<Subscription[]>;
+}
 
+export interface PublisherStore {
   /** False when the publisher exists already (ids follow from addresses: same address, same id). */
   createPublisher(publisher: Publisher): Promise<boolean>;
   getPublisher(id: string): Promise<Publisher | undefined>;
@@ -116,7 +119,11 @@ export interface NotificationStore {
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
   forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;
+}
 
+export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscription' | 'deleteSubscription'> {
+  /** Pages of the subscriptions whose address is `resourceAddress` or one of its ancestors. */
+  subscriptionsCovering(resourceAddress: string): AsyncIterable<Subscription[]>;
   /**
    * Takes the lease of the (subscription, address) cursor for one attempt, unless the event is not
    * newer than the one delivered last or another attempt holds the lease.
@@ -126,7 +133,9 @@ export interface NotificationStore {
   completeDelivery(attempt: DeliveryAttempt): Promise<void>;
   /** Frees the lease without moving the cursor (the attempt failed). */
   releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void>;
+}
 
+export interface StoreStatus {
   counts(): Promise<{ subscriptions: number; publishers: number }>;
   ping(): Promise<void>;
 }

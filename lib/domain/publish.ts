@@ -1,7 +1,7 @@
 import { NotFoundError } from '../errors';
 import { type NotificationEvent, validateEvent } from './event';
 import { isServiceId } from './ids';
-import type { NotificationStore } from './model';
+import type { PublisherStore } from './model';
 import type { DeliveryPort } from './ports';
 
 export type PublishResult =
@@ -20,7 +20,7 @@ export class Publish {
   private readonly addresses = new Map<string, string>();
 
   constructor(
-    private readonly store: NotificationStore,
+    private readonly store: PublisherStore,
     private readonly delivery: DeliveryPort,
     private readonly dedupTtlSeconds: number,
   ) {}

@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
 import { isServiceId, publisherIdFor } from './ids';
-import type { NotificationStore, Publisher } from './model';
+import type { Publisher, PublisherStore } from './model';
 import { normaliseResourceAddress } from './resource-address';
 
 export type RegisterPublisherResult =
@@ -11,7 +11,7 @@ export type RegisterPublisherResult =
 
 /** Registering, reading and removing publishers; publishing events is `Publish` (lib/domain/publish.ts). */
 export class Publishers {
-  constructor(private readonly store: NotificationStore) {}
+  constructor(private readonly store: PublisherStore) {}
 
   async register(body: unknown): Promise<RegisterPublisherResult> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {

@@ -1,7 +1,7 @@
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import { publisherIdFor, subscriptionIdFor } from './ids';
-import type { NotificationStore, PublisherState, Subscription } from './model';
+import type { PublisherState, Subscription, SubscriptionStore } from './model';
 import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 
@@ -12,7 +12,7 @@ export type CreateSubscriptionResult =
 /** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
 export class Subscribe {
   constructor(
-    private readonly store: NotificationStore,
+    private readonly store: SubscriptionStore,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
   ) {}

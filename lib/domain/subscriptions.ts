@@ -1,10 +1,10 @@
 import { NotFoundError } from '../errors';
 import { isServiceId } from './ids';
-import type { NotificationStore, Subscription } from './model';
+import type { Subscription, SubscriptionStore } from './model';
 import { normaliseResourceAddress } from './resource-address';
 /** Reading and removing subscriptions; creating one is `Subscribe` (lib/domain/subscribe.ts). */
 export class Subscriptions {
-  constructor(private readonly store: NotificationStore) {}
+  constructor(private readonly store: SubscriptionStore) {}
 
   async get(owner: string, id: string): Promise<Subscription> {
     if (!isServiceId(id)) throw notFound(id);

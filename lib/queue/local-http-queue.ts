@@ -6,7 +6,7 @@ import type { OutgoingMessage, QueueName, QueuePort } from './queue-port';
 /** Messages per request: keeps a 10,000-subscriber fan-out to a few requests of bounded size. */
 const CHUNK = 500;
 const TIMEOUT_MS = 5000;
-const agent = new http.Agent({ keepAlive: true });
+const agent = /* @__PURE__ */ new http.Agent({ keepAlive: true });
 
 /**
  * The queue of `npm start` and of the tests: `scripts/local-queue.mjs`, an HTTP server on

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryAttempt } from '../../lib/domain/model';
-import { store } from '../../lib/services';
+import { deliveryStore as store } from '../../lib/services';
 
 const T1 = '2026-01-01T00:00:01.000000000';
 const T2 = '2026-01-01T00:00:02.000000000';

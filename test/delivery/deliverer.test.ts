@@ -5,7 +5,7 @@ import { Deliverer } from '../../lib/delivery/deliverer';
 import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { parseTime } from '../../lib/domain/event';
-import { store } from '../../lib/services';
+import { deliveryStore, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { eventAt, LOCK_STATE } from './api';
 
@@ -25,8 +25,8 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
     owner: 'anonymous',
     createdAt: new Date().toISOString(),
   };
-  await store().createSubscription(subscription);
-  const strict = new Deliverer(store(), createNetworkPolicy({ mode: 'public-only' }), {
+  await subscriptionStore().createSubscription(subscription);
+  const strict = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'public-only' }), {
     timeoutMs: 2000,
     userAgent: 'test/1',
     retryWindowMs: 3_600_000,
@@ -47,7 +47,7 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
   expect(consumer.received).toEqual([]);
   // The lease was freed: the next event for the pair is not held up.
   const next = deliveryMessage(subscription, { ...message, event: { ...event, id: 'next' } }, new Date());
-  const allowed = new Deliverer(store(), createNetworkPolicy({ mode: 'allow-private' }), {
+  const allowed = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
     timeoutMs: 2000,
     userAgent: 'test/1',
     retryWindowMs: 3_600_000,
@@ -66,7 +66,7 @@ it('does not send again the event a new subscription got as its initial notifica
     createdAt: new Date().toISOString(),
   };
   const event = eventAt(address, LOCK_STATE, 'LOCKED') as Parameters<typeof deliveryMessage>[1]['event'];
-  await store().createSubscription(subscription, {
+  await subscriptionStore().createSubscription(subscription, {
     resourceAddress: address,
     event,
     timeKey: parseTime(event.time),
@@ -77,7 +77,7 @@ it('does not send again the event a new subscription got as its initial notifica
     event,
     acceptedAt: new Date().toISOString(),
   };
-  const deliverer = new Deliverer(store(), createNetworkPolicy({ mode: 'allow-private' }), {
+  const deliverer = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
     timeoutMs: 2000,
     userAgent: 'test/1',
     retryWindowMs: 3_600_000,

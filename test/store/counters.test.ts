@@ -4,12 +4,18 @@ import { handler as createSubscription } from '../../functions/create-subscripti
 import { publisherIdFor, subscriptionIdFor } from '../../lib/domain/ids';
 import type { Subscription } from '../../lib/domain/model';
 import { documentClient } from '../../lib/store/dynamo-client';
-import { DynamoStore } from '../../lib/store/dynamo-store';
+import { DynamoTable } from '../../lib/store/dynamo-table';
+import { DynamoPublisherStore } from '../../lib/store/publisher-store';
+import { DynamoStoreStatus } from '../../lib/store/store-status';
+import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
 
 const tableName = process.env.TABLE_NAME ?? '';
-const store = new DynamoStore(documentClient(), tableName);
+const table = new DynamoTable(documentClient(), tableName);
+const subscriptions = new DynamoSubscriptionStore(table);
+const publisherStore = new DynamoPublisherStore(table);
+const status = new DynamoStoreStatus(table);
 
 /** Items whose key is (`<prefix>…`, `sk`), counted the slow way: a scan. */
 async function countItems(prefix: string, sk: string): Promise<number> {
@@ -50,14 +56,14 @@ describe('race safety and exact counters', () => {
   it('creates exactly one subscription from 50 concurrent identical requests; the rest are 409s naming it', async () => {
     const cluster = uniqueCluster();
     const address = `/${cluster}/site-1/node-1/sync/ptp-status/lock-state`;
-    const created = await store.createPublisher({
+    const created = await publisherStore.createPublisher({
       id: publisherIdFor(address),
       resourceAddress: address,
       endpointUri: undefined,
       createdAt: new Date().toISOString(),
     });
     expect(created).toBe(true);
-    const before = (await store.counts()).subscriptions;
+    const before = (await status.counts()).subscriptions;
     const body = {
       ResourceAddress: `/${cluster}/site-1/node-1/sync`,
       EndpointUri: 'http://127.0.0.1:9/events',
@@ -75,14 +81,16 @@ describe('race safety and exact counters', () => {
     const winner = responses.find((r) => r.status === 201);
     const locations = new Set(responses.filter((r) => r.status === 409).map((r) => r.headers.location));
     expect([...locations]).toEqual([winner?.headers.location]);
-    expect((await store.counts()).subscriptions).toBe(before + 1);
-    expect(await store.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`)).toHaveLength(1);
+    expect((await status.counts()).subscriptions).toBe(before + 1);
+    expect(await subscriptions.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`)).toHaveLength(
+      1,
+    );
   });
 
   it('keeps the counters equal to the real number of items after 1,000 random concurrent creates and deletes', async () => {
     const cluster = uniqueCluster();
     const owner = 'counter-test';
-    const before = await store.counts();
+    const before = await status.counts();
     const live: Subscription[] = [];
     const publishers: string[] = [];
     let seed = 42;
@@ -96,7 +104,7 @@ describe('race safety and exact counters', () => {
       if (roll < 0.1) {
         const resourceAddress = `/${cluster}/site-${i % 3}/node-${i}/sync`;
         const id = publisherIdFor(resourceAddress);
-        const created = await store.createPublisher({
+        const created = await publisherStore.createPublisher({
           id,
           resourceAddress,
           endpointUri: undefined,
@@ -105,7 +113,7 @@ describe('race safety and exact counters', () => {
         if (created) publishers.push(id);
       } else if (roll < 0.15 && publishers.length > 0) {
         const id = publishers.splice(Math.floor(random() * publishers.length), 1)[0];
-        if (id) await store.deletePublisher(id);
+        if (id) await publisherStore.deletePublisher(id);
       } else if (roll < 0.6 || live.length === 0) {
         // Some creates repeat an existing (address, endpoint) pair and must not count twice.
         const endpoint = `http://127.0.0.1:9/${Math.floor(random() * 300)}`;
@@ -117,28 +125,28 @@ describe('race safety and exact counters', () => {
           owner,
           createdAt: new Date().toISOString(),
         };
-        if (await store.createSubscription(subscription)) live.push(subscription);
+        if (await subscriptions.createSubscription(subscription)) live.push(subscription);
       } else {
         // Deletes race: the same subscription may be deleted twice at once; only one may count.
         const victim = live[Math.floor(random() * live.length)];
-        if (victim && (await store.deleteSubscription(victim.id, owner))) {
+        if (victim && (await subscriptions.deleteSubscription(victim.id, owner))) {
           live.splice(live.indexOf(victim), 1);
         }
       }
     });
     await pool(tasks, 24);
 
-    const counts = await store.counts();
+    const counts = await status.counts();
     expect(counts.subscriptions).toBe(await countItems('SUB#', 'SUB'));
     expect(counts.subscriptions - before.subscriptions).toBe(live.length);
-    expect(await store.listSubscriptions(owner)).toHaveLength(live.length);
+    expect(await subscriptions.listSubscriptions(owner)).toHaveLength(live.length);
     expect(counts.publishers).toBe(await countItems('PUB#', 'PUB'));
     expect(counts.publishers).toBe(await countItems('PUB#', 'STATE'));
     expect(counts.publishers - before.publishers).toBe(publishers.length);
 
-    const removed = await store.deleteAllSubscriptions(owner);
+    const removed = await subscriptions.deleteAllSubscriptions(owner);
     expect(removed).toBe(live.length);
-    expect((await store.counts()).subscriptions).toBe(before.subscriptions);
+    expect((await status.counts()).subscriptions).toBe(before.subscriptions);
     expect(await countItems('SUB#', 'SUB')).toBe(before.subscriptions);
   }, 120_000);
 });

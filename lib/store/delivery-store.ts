@@ -1,0 +1,57 @@
+import type {
+  DeliveryAttempt,
+  DeliveryStore,
+  LeaseOutcome,
+  Subscription,
+  SubscriptionStore,
+} from '../domain/model';
+import { DeliveryCursors } from './delivery-cursors';
+import type { DynamoTable } from './dynamo-table';
+import { toSubscription } from './items';
+import { INDEX, keys } from './keys';
+
+/** What fan-out and delivery read and write: covering subscriptions and the ordering cursors. */
+export class DynamoDeliveryStore implements DeliveryStore {
+  private readonly cursors: DeliveryCursors;
+
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly subscriptions: Pick<SubscriptionStore, 'getSubscription' | 'deleteSubscription'>,
+  ) {
+    this.cursors = new DeliveryCursors(table.client, table.name);
+  }
+
+  async *subscriptionsCovering(address: string): AsyncIterable<Subscription[]> {
+    const segments = address.slice(1).split('/');
+    for (let depth = 1; depth <= segments.length; depth++) {
+      const ancestor = `/${segments.slice(0, depth).join('/')}`;
+      for await (const page of this.table.pages({
+        IndexName: INDEX.byAddress,
+        KeyConditionExpression: 'addrPk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(ancestor) },
+      })) {
+        if (page.length > 0) yield page.map(toSubscription);
+      }
+    }
+  }
+
+  getSubscription(id: string): Promise<Subscription | undefined> {
+    return this.subscriptions.getSubscription(id);
+  }
+
+  deleteSubscription(id: string, owner: string): Promise<boolean> {
+    return this.subscriptions.deleteSubscription(id, owner);
+  }
+
+  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome> {
+    return this.cursors.acquire(attempt);
+  }
+
+  completeDelivery(attempt: DeliveryAttempt): Promise<void> {
+    return this.cursors.complete(attempt);
+  }
+
+  releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void> {
+    return this.cursors.release(attempt);
+  }
+}

@@ -1,0 +1,160 @@
+import type {
+  InitialNotification,
+  SubscribeCheck,
+  SubscribeCheckKeys,
+  Subscription,
+  SubscriptionStore,
+} from '../domain/model';
+import type { DynamoTable, Item, TransactItem } from './dynamo-table';
+import { subscriptionAttributes, toState, toSubscription } from './items';
+import { INDEX, keys } from './keys';
+
+/** Deletes of delete-all go in chunks: one item per subscription, plus one counter update. */
+const DELETE_ALL_CHUNK = 25;
+/** Outlives the longest retry window allowed (14 days), so no delivery of the subscription outlives it. */
+const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
+
+export class DynamoSubscriptionStore implements SubscriptionStore {
+  constructor(private readonly table: DynamoTable) {}
+
+  /**
+   * One consistent batch read gets the subscription, if it exists already, and the state of a
+   * publisher at exactly the address, which is all a subscription to a publisher's address covers.
+   * Only for an address above publishers does a query of the publisher tree find them, and a
+   * second batch read get their states.
+   */
+  async subscribeCheck(check: SubscribeCheckKeys): Promise<SubscribeCheck> {
+    const subscription = keys.subscription(check.subscriptionId);
+    const exactState = keys.publisherState(check.publisherId);
+    const first = await this.table.batchGet([subscription, exactState]);
+    const found = first.some((item) => item.sk === subscription.sk);
+    const exact = first.find((item) => item.sk === exactState.sk);
+    if (found || exact) return { exists: found, states: exact ? [toState(exact)] : [] };
+    const stateKeys: Item[] = [];
+    for await (const page of this.table.pages(treeQuery(check.resourceAddress))) {
+      stateKeys.push(...page.map((item) => ({ pk: item.pk, sk: item.sk })));
+    }
+    const states = stateKeys.length === 0 ? [] : await this.table.batchGet(stateKeys);
+    return { exists: false, states: states.map(toState) };
+  }
+
+  /** The condition on the subscription's id is its uniqueness: the id follows from what is unique. */
+  async createSubscription(s: Subscription, initial?: InitialNotification): Promise<boolean> {
+    const failure = await this.table.transact([
+      {
+        Put: {
+          TableName: this.table.name,
+          Item: {
+            ...keys.subscription(s.id),
+            ...keys.subscriptionByAddress(s.resourceAddress, s.owner, s.id),
+            listPk: keys.subscriptionsOf(s.owner),
+            listSk: `${s.createdAt}#${s.id}`,
+            ...subscriptionAttributes(s),
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+      this.table.countBy('subscriptions', 1),
+      ...(initial ? [this.initialCursor(s.id, initial)] : []),
+    ]);
+    if (!failure) return true;
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
+    throw new Error(`subscription create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
+  }
+
+  async getSubscription(id: string): Promise<Subscription | undefined> {
+    const item = await this.table.get(keys.subscription(id));
+    return item && toSubscription(item);
+  }
+
+  async listSubscriptions(owner: string, address?: string): Promise<Subscription[]> {
+    const query =
+      address === undefined
+        ? {
+            IndexName: INDEX.byList,
+            KeyConditionExpression: 'listPk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
+          }
+        : {
+            IndexName: INDEX.byAddress,
+            KeyConditionExpression: 'addrPk = :pk AND begins_with(addrSk, :owner)',
+            ExpressionAttributeValues: {
+              ':pk': keys.subscriptionsAt(address),
+              ':owner': keys.ownerPrefix(owner),
+            },
+          };
+    const subscriptions: Subscription[] = [];
+    for await (const page of this.table.pages(query)) subscriptions.push(...page.map(toSubscription));
+    return subscriptions;
+  }
+
+  async deleteSubscription(id: string, owner: string): Promise<boolean> {
+    const failure = await this.table.transact([
+      this.subscriptionDelete(id, owner),
+      this.table.countBy('subscriptions', -1),
+    ]);
+    return !failure;
+  }
+
+  async deleteAllSubscriptions(owner: string): Promise<number> {
+    let deleted = 0;
+    const query = {
+      IndexName: INDEX.byList,
+      KeyConditionExpression: 'listPk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
+      Limit: DELETE_ALL_CHUNK,
+    };
+    for await (const page of this.table.pages(query)) {
+      let pending = page.map(toSubscription);
+      // A subscription deleted meanwhile fails its condition; drop it and delete the rest.
+      while (pending.length > 0) {
+        const failure = await this.table.transact([
+          ...pending.map((s) => this.subscriptionDelete(s.id, owner)),
+          this.table.countBy('subscriptions', -pending.length),
+        ]);
+        if (!failure) {
+          deleted += pending.length;
+          break;
+        }
+        pending = pending.filter((_, i) => failure[i]?.Code !== 'ConditionalCheckFailed');
+      }
+    }
+    return deleted;
+  }
+
+  private subscriptionDelete(id: string, owner: string): TransactItem {
+    return {
+      Delete: {
+        TableName: this.table.name,
+        Key: keys.subscription(id),
+        ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner },
+      },
+    };
+  }
+
+  /** The delivery cursor of a new subscription, as if it had been delivered its initial event. */
+  private initialCursor(subscriptionId: string, initial: InitialNotification): TransactItem {
+    return {
+      Put: {
+        TableName: this.table.name,
+        Item: {
+          ...keys.deliveryCursor(subscriptionId, initial.resourceAddress),
+          deliveredTimeKey: initial.timeKey,
+          deliveredEvent: `${initial.event.source}#${initial.event.id}`,
+          expiresAt: Math.ceil(Date.now() / 1000) + INITIAL_CURSOR_TTL_SECONDS,
+        },
+      },
+    };
+  }
+}
+
+/** The keys of the publishers' state items at or under the address (keys-only index). */
+function treeQuery(address: string) {
+  return {
+    IndexName: INDEX.publisherTree,
+    KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
+  };
+}
