@@ -100,6 +100,33 @@ export async function bundleAll(outDir) {
 }
 
 /**
+ * The SDK as the bare baselines of part 1 use it, bundled as the handlers are, so that each route
+ * can load a fresh copy: its code is then exactly as new, and as warm, as the handler's own
+ * bundled copy (a long-lived copy shared by all routes would be hotter than any handler's).
+ * @param {string} outDir
+ */
+export async function bundleBareSdk(outDir) {
+  const outfile = join(outDir, 'bare-sdk.cjs');
+  await build({
+    ...esbuildOptions(),
+    stdin: {
+      contents: `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+export { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+export const client = (endpoint) => DynamoDBDocumentClient.from(
+  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  { marshallOptions: { removeUndefinedValues: true } },
+);`,
+      resolveDir: PROJECT_DIR,
+      loader: 'js',
+      sourcefile: 'bare-sdk.mjs',
+    },
+    outfile,
+  });
+  return outfile;
+}
+
+/**
  * A fresh module instance of a CommonJS bundle (a copy under another name, so nothing is shared
  * with earlier loads: its own SDK client, configuration and connection pool).
  * @param {string} file

@@ -1,19 +1,30 @@
 // @ts-check
 /**
  * Part 1, handler overhead: each route's bundled handler invoked in-process with real HTTP API v2
- * events against DynamoDB Local, interleaved with the bare store calls the route has to make.
+ * events against DynamoDB Local, interleaved with the bare store calls the route has to make, made
+ * through a fresh copy of the SDK bundled the same way.
  * Verdict: median over rounds of (median handler latency / median bare latency) in that round.
  */
-import { lambdaContext, median, ms, quantile, ratio, verdict } from './common.mjs';
+import { lambdaContext, loadFresh, median, ms, quantile, ratio, verdict } from './common.mjs';
 
 export const OVERHEAD_BUDGET = 1.15;
 
 /**
  * @param {{ routes: import('./routes.mjs').Route[], fixtures: import('./routes.mjs').Fixtures,
  *   handlers: Record<string, import('./routes.mjs').Bundle>, print: (line: string) => void,
- *   rounds: number, perRound: number, warmup: number }} options
+ *   rounds: number, perRound: number, warmup: number, bareSdkFile: string, endpoint: string }} options
  */
-export async function handlerOverhead({ routes, fixtures, handlers, print, rounds, perRound, warmup }) {
+export async function handlerOverhead({
+  routes,
+  fixtures,
+  handlers,
+  print,
+  rounds,
+  perRound,
+  warmup,
+  bareSdkFile,
+  endpoint,
+}) {
   print(
     `\n## 1. Handler overhead (in-process, DynamoDB Local; ${rounds} rounds × ${perRound} requests each side, interleaved)`,
   );
@@ -21,6 +32,8 @@ export async function handlerOverhead({ routes, fixtures, handlers, print, round
   for (const route of routes) {
     const bundle = handlers[route.fn];
     if (!bundle) throw new Error(`no bundle for ${route.fn}`);
+    const bareSdk = /** @type {any} */ (loadFresh(bareSdkFile));
+    fixtures.useBareSdk({ client: bareSdk.client(endpoint), sdk: bareSdk });
     /** @param {import('./routes.mjs').Sample} sample */
     const runHandler = async (sample) => {
       const response = await bundle.handler(sample.event, lambdaContext());

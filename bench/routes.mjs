@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as nodeModulesSdk from '@aws-sdk/lib-dynamodb';
 import {
   httpApiEvent,
   lambdaContext,
@@ -19,6 +19,14 @@ import {
 } from './common.mjs';
 
 const T = TABLE_NAME;
+
+/**
+ * The command classes of the bare baselines. Part 1 swaps in those of a freshly loaded bundle of
+ * the SDK for each route (`useBareSdk`), so that the baseline runs a copy of the SDK code exactly
+ * as new and as warm as the handler's own bundled copy.
+ * @type {Pick<typeof import('@aws-sdk/lib-dynamodb'), 'BatchGetCommand' | 'GetCommand' | 'QueryCommand' | 'TransactWriteCommand'>}
+ */
+let sdk = nodeModulesSdk;
 const owner = (/** @type {string} */ p) => encodeURIComponent(p);
 const shard = (/** @type {string} */ kind) => ({
   pk: 'COUNTERS',
@@ -51,6 +59,15 @@ export class Fixtures {
     this.consumerUrl = consumerUrl;
     this.queueUrl = queueUrl;
     this.agent = new http.Agent({ keepAlive: true });
+  }
+
+  /**
+   * Makes the bare baselines use `bare`: a fresh copy of the SDK bundled as the handlers are.
+   * @param {{ client: Doc, sdk: typeof sdk }} bare
+   */
+  useBareSdk(bare) {
+    this.db = bare.client;
+    sdk = bare.sdk;
   }
 
   /** @param {string} fn @param {Parameters<typeof httpApiEvent>[0]} options @param {number} expect */
@@ -184,18 +201,18 @@ const ownedDelete = (/** @type {string} */ id, /** @type {string} */ principal) 
 
 /** @param {Doc} db @param {Record<string, unknown>} key @param {boolean} [consistent] */
 const get = (db, key, consistent = true) =>
-  db.send(new GetCommand({ TableName: T, Key: key, ConsistentRead: consistent }));
+  db.send(new sdk.GetCommand({ TableName: T, Key: key, ConsistentRead: consistent }));
 
 /** A consistent batch read, as the store makes it. @param {Doc} db @param {Record<string, unknown>[]} keys */
 const batchGet = async (db, keys) => {
   const result = await db.send(
-    new BatchGetCommand({ RequestItems: { [T]: { Keys: keys, ConsistentRead: true } } }),
+    new sdk.BatchGetCommand({ RequestItems: { [T]: { Keys: keys, ConsistentRead: true } } }),
   );
   return result.Responses?.[T] ?? [];
 };
 
 /** @param {Doc} db @param {import('@aws-sdk/lib-dynamodb').QueryCommandInput} input */
-const query = (db, input) => db.send(new QueryCommand(input));
+const query = (db, input) => db.send(new sdk.QueryCommand(input));
 
 /** @type {Route[]} */
 export const ROUTES = [
@@ -313,7 +330,7 @@ export const ROUTES = [
         expect: 204,
         bare: () =>
           fx.db.send(
-            new TransactWriteCommand({
+            new sdk.TransactWriteCommand({
               TransactItems: [ownedDelete(bare.id, principal), countBy('subscriptions', -1)],
             }),
           ),
@@ -345,7 +362,7 @@ export const ROUTES = [
           });
           const items = page.Items ?? [];
           await fx.db.send(
-            new TransactWriteCommand({
+            new sdk.TransactWriteCommand({
               TransactItems: [
                 ...items.map((s) => ownedDelete(String(s.id), bare)),
                 countBy('subscriptions', -items.length),
@@ -376,7 +393,7 @@ export const ROUTES = [
           const id = publisherIdFor(address);
           const createdAt = new Date().toISOString();
           return fx.db.send(
-            new TransactWriteCommand({
+            new sdk.TransactWriteCommand({
               TransactItems: [
                 {
                   Put: {
@@ -429,7 +446,7 @@ export const ROUTES = [
         expect: 204,
         bare: () =>
           fx.db.send(
-            new TransactWriteCommand({
+            new sdk.TransactWriteCommand({
               TransactItems: [
                 {
                   Delete: {
@@ -468,7 +485,7 @@ export const ROUTES = [
           // A warm publish: the handler knows the publisher's address from an earlier request.
           const acceptedAt = new Date();
           await fx.db.send(
-            new TransactWriteCommand({
+            new sdk.TransactWriteCommand({
               TransactItems: [
                 {
                   Put: {
@@ -559,7 +576,7 @@ function subscribeRoute(kind) {
           await fx.sanityPost(bare.EndpointUri, event);
           const createdAt = new Date().toISOString();
           await fx.db.send(
-            new TransactWriteCommand({
+            new sdk.TransactWriteCommand({
               TransactItems: [
                 {
                   Put: {

@@ -16,6 +16,7 @@ import {
   bareDocumentClient,
   bounded,
   bundleAll,
+  bundleBareSdk,
   handlerEnv,
   loadFresh,
   TABLE_NAME,
@@ -87,6 +88,7 @@ try {
   await bounded('seeding', 60_000, () => fixtures.seed());
 
   if (wanted(1)) {
+    const bareSdkFile = await bundleBareSdk(dir);
     await bounded('part 1', 300_000, () =>
       handlerOverhead({
         routes: ROUTES,
@@ -96,6 +98,8 @@ try {
         rounds: quick ? 3 : 9,
         perRound: quick ? 20 : 80,
         warmup: quick ? 5 : 20,
+        bareSdkFile,
+        endpoint: db.endpoint,
       }),
     );
   }
