@@ -111,7 +111,7 @@ try {
         fixtures,
         env: { PATH: process.env.PATH ?? '', ...env },
         print,
-        runs: quick ? 3 : 7,
+        runs: quick ? 3 : 11,
       }),
     );
   }
