@@ -53,7 +53,9 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
   if (!bare) throw new Error('no bare bundle');
   const bareEvent = {};
   print(
-    `\n## 2. Cold start and bundle size (${runs} fresh processes each side per function, alternated; time = spawn → first answer)`,
+    runs === 0
+      ? '\n## 2. Bundle size (BENCH_SIZES_ONLY: cold starts not timed)'
+      : `\n## 2. Cold start and bundle size (${runs} fresh processes each side per function, alternated; time = spawn → first answer)`,
   );
   print(`bare GetItem handler bundle: ${(bare.bytes / 1024).toFixed(1)} KiB`);
   print('function                 bundle KiB  size ratio              start ms (fn / bare)   start ratio');
@@ -65,6 +67,13 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
     if (!route) {
       print(
         `${fn.name.padEnd(24)} ${(fn.bytes / 1024).toFixed(1).padStart(10)}  (not an API route: size only)`,
+      );
+      continue;
+    }
+    const size = fn.bytes / bare.bytes;
+    if (runs === 0) {
+      print(
+        `${fn.name.padEnd(24)} ${(fn.bytes / 1024).toFixed(1).padStart(10)}  ${size.toFixed(4)} ${verdict('2 bundle size', fn.name, size, SIZE_BUDGET)}  (cold starts not timed)`,
       );
       continue;
     }
@@ -92,7 +101,6 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
       base.push(b);
       ratios.push(f / b);
     }
-    const size = fn.bytes / bare.bytes;
     const start = median(ratios);
     print(
       `${fn.name.padEnd(24)} ${(fn.bytes / 1024).toFixed(1).padStart(10)}  ${size.toFixed(4)} ${verdict('2 bundle size', fn.name, size, SIZE_BUDGET).padEnd(18)} ${`${ms(median(ours))} / ${ms(median(base))}`.padEnd(22)} ${ratio(start)} ${verdict('2 cold start', fn.name, start, START_BUDGET)}`,

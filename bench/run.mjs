@@ -3,7 +3,8 @@
  * `npm run bench` (issue 5): handler overhead, cold start and bundle size, store calls and cost,
  * throughput under load — each beside a bare baseline measured in the same run, each bounded in
  * time, all traffic on 127.0.0.1. Prints every figure with its budget and PASS/FAIL; exits 1 when
- * a budget fails. `node bench/run.mjs 1 3` runs only parts 1 and 3; BENCH_QUICK=1 shortens runs.
+ * a budget fails. `node bench/run.mjs 1 3` runs only parts 1 and 3; BENCH_QUICK=1 shortens runs;
+ * BENCH_SIZES_ONLY=1 makes part 2 report bundle sizes without timing cold starts.
  */
 import { writeSync } from 'node:fs';
 import http from 'node:http';
@@ -28,6 +29,9 @@ import { handlerOverhead } from './overhead.mjs';
 import { Fixtures, ROUTES } from './routes.mjs';
 
 const quick = process.env.BENCH_QUICK === '1';
+// Bundle sizes and store calls are exact, so CI checks them (`BENCH_SIZES_ONLY=1 node bench/run.mjs 2 3`);
+// timings are left to runs on a quiet machine.
+const sizesOnly = process.env.BENCH_SIZES_ONLY === '1';
 const parts = new Set(process.argv.slice(2).map(Number));
 const wanted = (/** @type {number} */ n) => parts.size === 0 || parts.has(n);
 
@@ -111,7 +115,7 @@ try {
         fixtures,
         env: { PATH: process.env.PATH ?? '', ...env },
         print,
-        runs: quick ? 3 : 11,
+        runs: sizesOnly ? 0 : quick ? 3 : 11,
       }),
     );
   }
