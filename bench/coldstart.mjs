@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { median, ms, ratio, verdict } from './common.mjs';
+import { informational, median, ms, ratio, verdict } from './common.mjs';
 
 export const SIZE_BUDGET = 1.15;
 export const START_BUDGET = 1.2;
@@ -50,7 +50,8 @@ function coldStart(file, event, env) {
  */
 export async function coldStarts({ bundles, routes, fixtures, env, print, runs }) {
   const bare = bundles.find((b) => b.name === 'bareGetItem');
-  if (!bare) throw new Error('no bare bundle');
+  const bareSubscribe = bundles.find((b) => b.name === 'bareSubscribe');
+  if (!bare || !bareSubscribe) throw new Error('no bare bundle');
   const bareEvent = {};
   print(
     runs === 0
@@ -60,7 +61,7 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
   print(`bare GetItem handler bundle: ${(bare.bytes / 1024).toFixed(1)} KiB`);
   print('function                 bundle KiB  size ratio              start ms (fn / bare)   start ratio');
   for (const fn of bundles) {
-    if (fn === bare) continue;
+    if (fn.name.startsWith('bare')) continue;
     const route = routes.find((r) => r.fn === fn.name);
     // The queue- and schedule-driven functions (fanOut, deliver, emitGauges) and the $default
     // route serve no API request to time; their bundle sizes are still printed.
@@ -80,8 +81,15 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
     const ours = [];
     const base = [];
     const ratios = [];
+    /** Cold starts of a bare handler making the same calls, where the route has one (subscribe). */
+    const sameCalls = [];
     for (let i = 0; i < runs; i++) {
       const sample = await route.sample(fixtures);
+      if (sample.sameCallsEvent) {
+        const result = await coldStart(bareSubscribe.file, sample.sameCallsEvent, env);
+        if (result.status !== 201) throw new Error(`bare subscribe: cold request answered ${result.status}`);
+        sameCalls.push(result.wallMs);
+      }
       const pair = [];
       // Alternate which starts first.
       for (const side of i % 2 === 0 ? ['fn', 'bare'] : ['bare', 'fn']) {
@@ -105,5 +113,11 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
     print(
       `${fn.name.padEnd(24)} ${(fn.bytes / 1024).toFixed(1).padStart(10)}  ${size.toFixed(4)} ${verdict('2 bundle size', fn.name, size, SIZE_BUDGET).padEnd(18)} ${`${ms(median(ours))} / ${ms(median(base))}`.padEnd(22)} ${ratio(start)} ${verdict('2 cold start', fn.name, start, START_BUDGET)}`,
     );
+    if (sameCalls.length > 0) {
+      const figure = `${fn.name} vs a bare handler making the same calls`;
+      print(
+        `${'  same calls, bare (BatchGetItem + POST + TransactWriteItems)'.padEnd(65)} ${ms(median(sameCalls)).padEnd(22)} ${ratio(median(ours) / median(sameCalls))} ${informational('2 cold start', figure)}`,
+      );
+    }
   }
 }

@@ -70,6 +70,38 @@ export const handler = async () => {
 };
 `;
 
+/**
+ * Informational beside part 2: a bare handler making the same calls as the first subscribe to a
+ * publisher's address (a consistent BatchGetItem, the sanity-check POST, the transaction), so
+ * that the cold start of createSubscription can be told apart from the cost of the calls
+ * themselves. The keys come in the event, computed as the service computes them.
+ */
+export const BARE_SUBSCRIBE_SOURCE = `import http from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+const post = (url, body) => new Promise((resolve, reject) => {
+  const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
+    response.resume();
+    response.on('end', () => resolve(response.statusCode));
+  });
+  request.on('error', reject);
+  request.end(body);
+});
+export const handler = async ({ subscription, state, item, cursor, counter }) => {
+  const T = process.env.TABLE_NAME;
+  const read = await client.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: [subscription, state], ConsistentRead: true } } }));
+  const current = read.Responses?.[T]?.find((found) => found.sk === 'STATE');
+  await post(item.endpointUri, current?.event);
+  await client.send(new TransactWriteCommand({ TransactItems: [
+    { Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
+    { Update: { TableName: T, Key: counter, UpdateExpression: 'ADD n :delta', ExpressionAttributeValues: { ':delta': 1 } } },
+    { Put: { TableName: T, Item: { ...cursor, deliveredTimeKey: current?.timeKey } } },
+  ] }));
+  return { statusCode: 201 };
+};
+`;
+
 /** A temp dir inside the project (so bare sources resolve node_modules), removed on exit. */
 export function workDir() {
   const base = join(PROJECT_DIR, 'bench', '.work');
@@ -80,7 +112,7 @@ export function workDir() {
 }
 
 /**
- * Bundles every function of serverless.yml and the bare GetItem handler into `outDir`.
+ * Bundles every function of serverless.yml and the bare handlers into `outDir`.
  * @param {string} outDir
  * @returns {Promise<{ name: string, entry: string, file: string, bytes: number, metafile: import('esbuild').Metafile }[]>}
  */
@@ -88,7 +120,13 @@ export async function bundleAll(outDir) {
   const { functions } = serverlessConfig();
   const bareSource = join(outDir, 'bare-handler.mjs');
   writeFileSync(bareSource, BARE_HANDLER_SOURCE);
-  const entries = [...Object.entries(functions), ['bareGetItem', bareSource]];
+  const bareSubscribe = join(outDir, 'bare-subscribe.mjs');
+  writeFileSync(bareSubscribe, BARE_SUBSCRIBE_SOURCE);
+  const entries = [
+    ...Object.entries(functions),
+    ['bareGetItem', bareSource],
+    ['bareSubscribe', bareSubscribe],
+  ];
   return Promise.all(
     entries.map(async ([name = '', entry = '']) => {
       const outfile = join(outDir, `${name}.cjs`);

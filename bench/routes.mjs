@@ -38,9 +38,10 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
 
 /**
  * @typedef {{ handler: (event: unknown, context: unknown) => Promise<any> }} Bundle
- * @typedef {{ event: unknown, expect: number, bare: () => Promise<unknown>, cleanup?: () => Promise<unknown> }} Sample
+ * @typedef {{ event: unknown, expect: number, bare: () => Promise<unknown>, cleanup?: () => Promise<unknown>, sameCallsEvent?: unknown }} Sample
  *   `cleanup` (untimed) removes what both sides created, so that the table every later figure
- *   reads from holds the seeded fixtures only.
+ *   reads from holds the seeded fixtures only. `sameCallsEvent` is the event of part 2's bare
+ *   handler that makes the same calls (BARE_SUBSCRIBE_SOURCE in common.mjs).
  * @typedef {{ name: string, fn: string, method: string, sample: (fx: Fixtures) => Promise<Sample> }} Route
  * @typedef {import('@aws-sdk/lib-dynamodb').DynamoDBDocumentClient} Doc
  */
@@ -547,11 +548,36 @@ function subscribeRoute(kind) {
       const address = (kind === 'exact' ? fx.reading?.address : fx.reading?.node) ?? '';
       const mine = { ResourceAddress: address, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
       const bare = { ResourceAddress: address, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
+      const sameCalls = { ResourceAddress: address, EndpointUri: `${fx.consumerUrl}/${randomUUID()}` };
+      const sameCallsId = subscriptionIdFor(principal, address, sameCalls.EndpointUri);
+      const createdAt = new Date().toISOString();
       return {
         event: httpApiEvent({ method: 'POST', path: '/subscriptions', body: mine, principal }),
         expect: 201,
+        sameCallsEvent:
+          kind === 'exact'
+            ? {
+                subscription: { pk: `SUB#${sameCallsId}`, sk: 'SUB' },
+                state: { pk: `PUB#${publisherIdFor(address)}`, sk: 'STATE' },
+                item: {
+                  pk: `SUB#${sameCallsId}`,
+                  sk: 'SUB',
+                  addrPk: `SUBADDR#${address}`,
+                  addrSk: `${owner(principal)}#${sameCallsId}`,
+                  listPk: `SUBS#${owner(principal)}`,
+                  listSk: `${createdAt}#${sameCallsId}`,
+                  id: sameCallsId,
+                  resourceAddress: address,
+                  endpointUri: sameCalls.EndpointUri,
+                  owner: principal,
+                  createdAt,
+                },
+                cursor: { pk: `SUB#${sameCallsId}`, sk: `CURSOR#${address}`, expiresAt: 0 },
+                counter: shard('subscriptions'),
+              }
+            : undefined,
         cleanup: async () => {
-          for (const body of [mine, bare]) {
+          for (const body of [mine, bare, sameCalls]) {
             const id = subscriptionIdFor(principal, body.ResourceAddress, body.EndpointUri);
             await fx.removeSubscription(principal, id);
           }

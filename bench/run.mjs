@@ -87,7 +87,7 @@ try {
   const bundles = await bounded('bundling', 120_000, () => bundleAll(dir));
   /** @type {Record<string, import('./routes.mjs').Bundle>} */
   const handlers = {};
-  for (const b of bundles) if (b.name !== 'bareGetItem') handlers[b.name] = loadFresh(b.file);
+  for (const b of bundles) if (!b.name.startsWith('bare')) handlers[b.name] = loadFresh(b.file);
   const fixtures = new Fixtures(bareDocumentClient(db.endpoint), handlers, consumerUrl, localQueue.url);
   await bounded('seeding', 60_000, () => fixtures.seed());
 
