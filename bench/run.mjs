@@ -115,7 +115,7 @@ try {
         fixtures,
         env: { PATH: process.env.PATH ?? '', ...env },
         print,
-        runs: sizesOnly ? 0 : quick ? 3 : 11,
+        runs: sizesOnly ? 0 : quick ? 3 : 15,
       }),
     );
   }
