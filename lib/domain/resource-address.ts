@@ -44,11 +44,6 @@ export function selfAndAncestors(address: string): string[] {
   return segments.map((_, i) => `/${segments.slice(0, i + 1).join('/')}`);
 }
 
-/** True when `address` is `prefix` or lies under it. */
-export function isCoveredBy(address: string, prefix: string): boolean {
-  return address === prefix || address.startsWith(`${prefix}/`);
-}
-
 function clip(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

@@ -5,6 +5,7 @@ import type {
   Subscription,
   SubscriptionStore,
 } from '../domain/model';
+import { selfAndAncestors } from '../domain/resource-address';
 import { DeliveryCursors } from './delivery-cursors';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';
@@ -22,9 +23,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
   }
 
   async *subscriptionsCovering(address: string): AsyncIterable<Subscription[]> {
-    const segments = address.slice(1).split('/');
-    for (let depth = 1; depth <= segments.length; depth++) {
-      const ancestor = `/${segments.slice(0, depth).join('/')}`;
+    for (const ancestor of selfAndAncestors(address)) {
       for await (const page of this.table.pages({
         IndexName: INDEX.byAddress,
         KeyConditionExpression: 'addrPk = :pk',

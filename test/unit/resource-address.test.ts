@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isCoveredBy, normaliseResourceAddress, selfAndAncestors } from '../../lib/domain/resource-address';
+import { normaliseResourceAddress, selfAndAncestors } from '../../lib/domain/resource-address';
 import { badRequest } from '../support/errors';
 
 const PTP_LOCK = '/east-edge-10/site-3/node-7/sync/ptp-status/lock-state';
@@ -214,40 +214,5 @@ describe('selfAndAncestors', () => {
 
   it.each(cases)('%s → %j', (address, expected) => {
     expect(selfAndAncestors(address)).toEqual(expected);
-  });
-
-  it.each(cases)('every entry of %s covers the address itself', (address) => {
-    for (const ancestor of selfAndAncestors(address)) {
-      expect(isCoveredBy(address, ancestor)).toBe(true);
-    }
-  });
-});
-
-describe('isCoveredBy', () => {
-  const cases: ReadonlyArray<readonly [string, string, boolean]> = [
-    // [address, prefix, covered]
-    [PTP_LOCK, PTP_LOCK, true],
-    [PTP_LOCK, '/east-edge-10/site-3/node-7/sync', true],
-    ['/east-edge-10/site-3/node-7/sync/sync-status/sync-state', '/east-edge-10/site-3/node-7/sync', true],
-    [PTP_LOCK, '/east-edge-10/site-3/node-7', true],
-    [PTP_LOCK, '/east-edge-10', true],
-    ['/a/b', '/a', true],
-    // Not on a segment boundary.
-    [PTP_LOCK, '/east-edge-10/site-3/node-7/sy', false],
-    [PTP_LOCK, '/east-edge-10/site-3/node-', false],
-    ['/east-edge-10/site-3/node-70/sync', '/east-edge-10/site-3/node-7', false],
-    ['/ab', '/a', false],
-    // Above is not under.
-    ['/east-edge-10/site-3/node-7/sync', PTP_LOCK, false],
-    ['/a', '/a/b', false],
-    // Siblings and strangers.
-    ['/east-edge-10/site-3/node-8/sync', '/east-edge-10/site-3/node-7', false],
-    ['/west/site-3/node-7', '/east-edge-10', false],
-    // Case matters.
-    ['/A/b', '/a', false],
-  ];
-
-  it.each(cases)('%s under %s → %s', (address, prefix, expected) => {
-    expect(isCoveredBy(address, prefix)).toBe(expected);
   });
 });
