@@ -4,10 +4,10 @@
  * and the retry window are shortened by configuration, as an operator would.
  */
 import http from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
-import type { LocalQueue } from '../../scripts/local-queue.mjs';
-import { type Consumer, type Reply, startConsumer } from '../support/consumer';
+import { trackConsumers } from '../support/consumer';
+import { useQueuedDelivery } from '../support/queued-delivery';
 import {
   CLOCK_CLASS,
   eventAt,
@@ -20,37 +20,18 @@ import {
   subscriptionStatus,
   unsubscribe,
 } from './api';
-import { eventually, startDeliveryHarness } from './harness';
+import { eventually } from './harness';
 
 const WINDOW_SECONDS = 3;
 const BASE_MS = 50;
 const MAX_MS = 400;
 
-let queue: LocalQueue & { restoreEnv(): void };
-const consumers: Consumer[] = [];
-
-beforeAll(async () => {
-  queue = await startDeliveryHarness({
-    retryWindowSeconds: WINDOW_SECONDS,
-    backoffBaseMs: BASE_MS,
-    backoffMaxMs: MAX_MS,
-  });
+const queue = useQueuedDelivery({
+  retryWindowSeconds: WINDOW_SECONDS,
+  backoffBaseMs: BASE_MS,
+  backoffMaxMs: MAX_MS,
 });
-
-afterAll(async () => {
-  await queue.stop();
-  queue.restoreEnv();
-});
-
-afterEach(async () => {
-  await Promise.all(consumers.splice(0).map((consumer) => consumer.close()));
-});
-
-async function consumer(replies?: Reply[]): Promise<Consumer> {
-  const started = await startConsumer(replies);
-  consumers.push(started);
-  return started;
-}
+const consumer = trackConsumers();
 
 /** A publisher without state (so subscribing sends no initial notification) and its address. */
 async function publisher(node = freshNode(), source = LOCK_STATE) {
@@ -59,7 +40,7 @@ async function publisher(node = freshNode(), source = LOCK_STATE) {
 }
 
 function deadLettersOf(subscriptionId: string) {
-  return queue
+  return queue()
     .deadLetters()
     .filter((letter) => (letter as { subscriptionId?: string }).subscriptionId === subscriptionId) as Array<
     Record<string, unknown>

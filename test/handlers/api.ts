@@ -3,7 +3,7 @@
  * API Gateway would send and invokes the real handler, plus assertions on what a client sees.
  */
 import { randomUUID } from 'node:crypto';
-import { afterEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { handler as createPublisherHandler } from '../../functions/create-publisher';
 import { handler as createSubscriptionHandler } from '../../functions/create-subscription';
 import { handler as deleteAllSubscriptionsHandler } from '../../functions/delete-all-subscriptions';
@@ -16,7 +16,7 @@ import { handler as healthHandler } from '../../functions/health';
 import { handler as listPublishersHandler } from '../../functions/list-publishers';
 import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
 import { handler as publishEventHandler } from '../../functions/publish-event';
-import { type Consumer, type Reply, startConsumer } from '../support/consumer';
+import { startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
 import { useQueuedDelivery } from '../support/queued-delivery';
@@ -235,22 +235,6 @@ export function eventFor(options: {
         },
       ],
     },
-  };
-}
-
-/**
- * Returns a `startConsumer` that remembers every consumer it starts and closes them after each
- * test. Call once at the top of a test file.
- */
-export function trackConsumers(): (replies?: Reply[]) => Promise<Consumer> {
-  const started: Consumer[] = [];
-  afterEach(async () => {
-    await Promise.all(started.splice(0).map((consumer) => consumer.close()));
-  });
-  return async (replies) => {
-    const consumer = await startConsumer(replies);
-    started.push(consumer);
-    return consumer;
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Consumer } from '../support/consumer';
+import { type Consumer, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
   api,
@@ -18,7 +18,6 @@ import {
   type SubscriptionInfo,
   SYNC_STATE,
   settle,
-  trackConsumers,
 } from './api';
 
 const startConsumer = trackConsumers();

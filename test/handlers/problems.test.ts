@@ -4,6 +4,7 @@
  * detail that tells a person what to fix — and nothing internal.
  */
 import { describe, expect, it } from 'vitest';
+import { trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
   type ApiResponse,
@@ -15,7 +16,6 @@ import {
   lockStatePublisher,
   MAX_BODY_BYTES,
   type SubscriptionInfo,
-  trackConsumers,
 } from './api';
 
 const startConsumer = trackConsumers();

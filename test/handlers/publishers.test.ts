@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
   api,
@@ -12,7 +13,6 @@ import {
   MAX_BODY_BYTES,
   PUBLIC_BASE,
   type SubscriptionInfo,
-  trackConsumers,
   UUID_V4,
 } from './api';
 

@@ -5,8 +5,8 @@
  * The handlers read their configuration and build their DynamoDB client on first use, so each
  * scenario points the environment elsewhere and imports fresh copies of the handlers.
  */
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { lockStateEvent } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
 import { type ApiResponse, BASE_PATH, expectProblem, freshNode } from './api';
@@ -29,14 +29,6 @@ async function freshHandlers() {
 }
 
 type Handlers = Awaited<ReturnType<typeof freshHandlers>>;
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 const requests: { route: string; send: (h: Handlers) => Promise<ApiResponse> }[] = [
   { route: 'GET /health', send: (h) => invoke(h.health, httpApiEvent({ method: 'GET', path: '/health' })) },
@@ -123,7 +115,7 @@ describe.each([
   },
   {
     scenario: 'the store endpoint does not answer (connection refused)',
-    env: async () => ({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await closedPort()}` }),
+    env: async () => ({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await freePort()}` }),
   },
 ])('when $scenario', ({ env }) => {
   const saved = { ...process.env };

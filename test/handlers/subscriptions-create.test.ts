@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Reply } from '../support/consumer';
+import { type Reply, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
   api,
@@ -19,7 +19,6 @@ import {
   type SubscriptionInfo,
   SYNC_STATE,
   settle,
-  trackConsumers,
   UUID_V4,
 } from './api';
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
   api,
@@ -10,7 +11,6 @@ import {
   publishAccepted,
   type SubscriptionInfo,
   settle,
-  trackConsumers,
 } from './api';
 
 const startConsumer = trackConsumers();

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 export interface ReceivedNotification {
   readonly method: string;
@@ -69,3 +70,19 @@ export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
 }
 
 export type Consumer = Awaited<ReturnType<typeof startConsumer>>;
+
+/**
+ * Returns a `startConsumer` that remembers every consumer it starts and closes them after each
+ * test. Call once at the top of a test file.
+ */
+export function trackConsumers(): (replies?: Reply[]) => Promise<Consumer> {
+  const started: Consumer[] = [];
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((consumer) => consumer.close()));
+  });
+  return async (replies) => {
+    const consumer = await startConsumer(replies);
+    started.push(consumer);
+    return consumer;
+  };
+}
