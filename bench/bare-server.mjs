@@ -8,7 +8,7 @@
 import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { publisherIdFor } from './common.mjs';
+import { keys, publisherIdFor } from './common.mjs';
 
 const BASE = '/api/ocloudNotifications/v2';
 const db = DynamoDBDocumentClient.from(
@@ -23,9 +23,9 @@ const TableName = process.env.TABLE_NAME;
 const server = http.createServer(async (req, res) => {
   const path = decodeURI((req.url ?? '').split('?')[0] ?? '').slice(BASE.length);
   const key = path.startsWith('/subscriptions/')
-    ? { pk: `SUB#${path.slice('/subscriptions/'.length)}`, sk: 'SUB' }
+    ? keys.subscription(path.slice('/subscriptions/'.length))
     : path.endsWith('/CurrentState')
-      ? { pk: `PUB#${publisherIdFor(path.slice(0, -'/CurrentState'.length))}`, sk: 'STATE' }
+      ? keys.publisherState(publisherIdFor(path.slice(0, -'/CurrentState'.length)))
       : undefined;
   if (!key) {
     res.writeHead(404).end();

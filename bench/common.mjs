@@ -265,9 +265,9 @@ export function bareDocumentClient(/** @type {string} */ endpoint) {
 }
 
 /**
- * The tests' own builders (test/support/http-event.ts, fixtures.ts) and the service's id
- * derivation, bundled once so that the bench sends exactly the events, contexts and payloads the
- * tests do, and its baselines use the same keys as the handlers.
+ * The tests' own builders (test/support/http-event.ts, fixtures.ts), the service's id derivation
+ * and its table keys, bundled once so that the bench sends exactly the events, contexts and
+ * payloads the tests do, and its baselines use the same keys as the handlers.
  */
 const support = await (async () => {
   const result = await build({
@@ -275,7 +275,8 @@ const support = await (async () => {
       contents:
         "export { httpApiEvent, lambdaContext } from './test/support/http-event';\n" +
         "export { lockStateEvent } from './test/support/fixtures';\n" +
-        "export { publisherIdFor, subscriptionIdFor } from './lib/domain/ids';\n",
+        "export { publisherIdFor, subscriptionIdFor } from './lib/domain/ids';\n" +
+        "export { keys } from './lib/store/keys';\n",
       resolveDir: PROJECT_DIR,
       loader: 'ts',
       sourcefile: 'bench-support.ts',
@@ -304,6 +305,13 @@ export const lambdaContext = () => support.lambdaContext();
 /** A valid PTP lock-state event for the node `node` (an address prefix). */
 export const lockStateEvent = (/** @type {string} */ node, /** @type {string} */ time) =>
   support.lockStateEvent({ node, time });
+
+/**
+ * The table's keys as lib/store/keys.ts builds them; the baselines restate the store's commands,
+ * not its layout.
+ * @type {typeof import('../lib/store/keys').keys}
+ */
+export const keys = support.keys;
 
 /** The id, hence the item keys, the service gives a publisher at `address`. */
 export const publisherIdFor = (/** @type {string} */ address) => support.publisherIdFor(address);

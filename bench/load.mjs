@@ -114,7 +114,14 @@ async function call(url, method, body) {
  */
 export async function throughput({ endpoint, consumerUrl, print, rounds, seconds, connections }) {
   await ensureTable({ endpoint, tableName: OFFLINE_TABLE });
-  const offline = await startOffline({ dynamoEndpoint: endpoint, quiet: true, timeoutMs: 120_000 });
+  // No queue of its own: LOCAL_QUEUE_URL (the bench's queue, which nothing polls) reaches the
+  // functions from this process's environment, so no fan-out or delivery runs during the load.
+  const offline = await startOffline({
+    dynamoEndpoint: endpoint,
+    quiet: true,
+    timeoutMs: 120_000,
+    localQueue: false,
+  });
   const bare = await bareServer(endpoint);
   try {
     const node = `/${unique('load')}/site-1/node-1`;
@@ -133,8 +140,9 @@ export async function throughput({ endpoint, consumerUrl, print, rounds, seconds
       'GET /subscriptions/{id}': `/subscriptions/${subscription.SubscriptionId}`,
       'GET /{address}/CurrentState': `${address}/CurrentState`,
     };
-    const tool = hasWrk() ? 'wrk' : 'node keep-alive generator';
-    const load = hasWrk() ? wrk : nodeLoad;
+    const withWrk = hasWrk();
+    const tool = withWrk ? 'wrk' : 'node keep-alive generator';
+    const load = withWrk ? wrk : nodeLoad;
     print(
       `\n## 4. Throughput under load (${tool}, ${connections} connections, ${rounds} × ${seconds} s each side, alternated)`,
     );

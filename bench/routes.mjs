@@ -9,6 +9,7 @@ import http from 'node:http';
 import * as nodeModulesSdk from '@aws-sdk/lib-dynamodb';
 import {
   httpApiEvent,
+  keys,
   lambdaContext,
   lockStateEvent,
   nextTime,
@@ -27,13 +28,6 @@ const T = TABLE_NAME;
  * @type {Pick<typeof import('@aws-sdk/lib-dynamodb'), 'BatchGetCommand' | 'GetCommand' | 'QueryCommand' | 'TransactWriteCommand'>}
  */
 let sdk = nodeModulesSdk;
-const owner = (/** @type {string} */ p) => encodeURIComponent(p);
-const shard = (/** @type {string} */ kind) => ({
-  pk: 'COUNTERS',
-  sk: `${kind}#${Math.floor(Math.random() * 10)}`,
-});
-const treePk = (/** @type {string} */ a) =>
-  `TREE#${a.indexOf('/', 1) === -1 ? a : a.slice(0, a.indexOf('/', 1))}`;
 const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${name}`;
 
 /**
@@ -183,7 +177,7 @@ export class Fixtures {
 const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
   Update: {
     TableName: T,
-    Key: shard(kind),
+    Key: keys.counterShard(kind),
     UpdateExpression: 'ADD n :delta',
     ExpressionAttributeValues: { ':delta': delta },
   },
@@ -193,7 +187,7 @@ const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
 const ownedDelete = (/** @type {string} */ id, /** @type {string} */ principal) => ({
   Delete: {
     TableName: T,
-    Key: { pk: `SUB#${id}`, sk: 'SUB' },
+    Key: keys.subscription(id),
     ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
     ExpressionAttributeNames: { '#owner': 'owner' },
     ExpressionAttributeValues: { ':owner': principal },
@@ -224,7 +218,7 @@ export const ROUTES = [
     sample: async (fx) => ({
       event: httpApiEvent({ method: 'GET', path: '/health' }),
       expect: 200,
-      bare: () => get(fx.db, { pk: 'HEALTH', sk: 'HEALTH' }, false),
+      bare: () => get(fx.db, keys.health, false),
     }),
   },
   {
@@ -242,7 +236,7 @@ export const ROUTES = [
           principal: s.principal,
         }),
         expect: 200,
-        bare: () => get(fx.db, { pk: `SUB#${s.id}`, sk: 'SUB' }),
+        bare: () => get(fx.db, keys.subscription(s.id)),
       };
     },
   },
@@ -258,7 +252,7 @@ export const ROUTES = [
           TableName: T,
           IndexName: 'byList',
           KeyConditionExpression: 'listPk = :pk',
-          ExpressionAttributeValues: { ':pk': `SUBS#${owner(arn('reader'))}` },
+          ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(arn('reader')) },
         }),
     }),
   },
@@ -271,7 +265,7 @@ export const ROUTES = [
       return {
         event: httpApiEvent({ method: 'GET', path: `${address}/CurrentState` }),
         expect: 200,
-        bare: () => get(fx.db, { pk: `PUB#${publisherIdFor(address)}`, sk: 'STATE' }),
+        bare: () => get(fx.db, keys.publisherState(publisherIdFor(address))),
       };
     },
   },
@@ -288,7 +282,7 @@ export const ROUTES = [
           pathParameters: { publisherId: id },
         }),
         expect: 200,
-        bare: () => get(fx.db, { pk: `PUB#${id}`, sk: 'PUB' }),
+        bare: () => get(fx.db, keys.publisher(id)),
       };
     },
   },
@@ -304,7 +298,7 @@ export const ROUTES = [
           TableName: T,
           IndexName: 'byList',
           KeyConditionExpression: 'listPk = :pk',
-          ExpressionAttributeValues: { ':pk': 'PUBS' },
+          ExpressionAttributeValues: { ':pk': keys.publishers },
         }),
     }),
   },
@@ -358,7 +352,7 @@ export const ROUTES = [
             TableName: T,
             IndexName: 'byList',
             KeyConditionExpression: 'listPk = :pk',
-            ExpressionAttributeValues: { ':pk': `SUBS#${owner(bare)}` },
+            ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(bare) },
             Limit: 25,
           });
           const items = page.Items ?? [];
@@ -400,9 +394,8 @@ export const ROUTES = [
                   Put: {
                     TableName: T,
                     Item: {
-                      pk: `PUB#${id}`,
-                      sk: 'PUB',
-                      listPk: 'PUBS',
+                      ...keys.publisher(id),
+                      listPk: keys.publishers,
                       listSk: `${createdAt}#${id}`,
                       id,
                       resourceAddress: address,
@@ -415,10 +408,8 @@ export const ROUTES = [
                   Put: {
                     TableName: T,
                     Item: {
-                      pk: `PUB#${id}`,
-                      sk: 'STATE',
-                      treePk: treePk(address),
-                      treeSk: `${address}/`,
+                      ...keys.publisherState(id),
+                      ...keys.publisherTree(address),
                       publisherId: id,
                       resourceAddress: address,
                     },
@@ -452,11 +443,11 @@ export const ROUTES = [
                 {
                   Delete: {
                     TableName: T,
-                    Key: { pk: `PUB#${bare.id}`, sk: 'PUB' },
+                    Key: keys.publisher(bare.id),
                     ConditionExpression: 'attribute_exists(pk)',
                   },
                 },
-                { Delete: { TableName: T, Key: { pk: `PUB#${bare.id}`, sk: 'STATE' } } },
+                { Delete: { TableName: T, Key: keys.publisherState(bare.id) } },
                 countBy('publishers', -1),
               ],
             }),
@@ -492,8 +483,7 @@ export const ROUTES = [
                   Put: {
                     TableName: T,
                     Item: {
-                      pk: `EVENT#${bare.id}#${bareEvent.source}#${bareEvent.id}`,
-                      sk: 'EVENT',
+                      ...keys.acceptedEvent(bare.id, bareEvent.source, bareEvent.id),
                       expiresAt: Math.floor(acceptedAt.getTime() / 1000) + 604800,
                     },
                     ConditionExpression: 'attribute_not_exists(pk)',
@@ -502,7 +492,7 @@ export const ROUTES = [
                 {
                   Update: {
                     TableName: T,
-                    Key: { pk: `PUB#${bare.id}`, sk: 'STATE' },
+                    Key: keys.publisherState(bare.id),
                     UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
                     ConditionExpression:
                       'attribute_exists(pk) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
@@ -557,14 +547,12 @@ function subscribeRoute(kind) {
         sameCallsEvent:
           kind === 'exact'
             ? {
-                subscription: { pk: `SUB#${sameCallsId}`, sk: 'SUB' },
-                state: { pk: `PUB#${publisherIdFor(address)}`, sk: 'STATE' },
+                subscription: keys.subscription(sameCallsId),
+                state: keys.publisherState(publisherIdFor(address)),
                 item: {
-                  pk: `SUB#${sameCallsId}`,
-                  sk: 'SUB',
-                  addrPk: `SUBADDR#${address}`,
-                  addrSk: `${owner(principal)}#${sameCallsId}`,
-                  listPk: `SUBS#${owner(principal)}`,
+                  ...keys.subscription(sameCallsId),
+                  ...keys.subscriptionByAddress(address, principal, sameCallsId),
+                  listPk: keys.subscriptionsOf(principal),
                   listSk: `${createdAt}#${sameCallsId}`,
                   id: sameCallsId,
                   resourceAddress: address,
@@ -572,8 +560,8 @@ function subscribeRoute(kind) {
                   owner: principal,
                   createdAt,
                 },
-                cursor: { pk: `SUB#${sameCallsId}`, sk: `CURSOR#${address}`, expiresAt: 0 },
-                counter: shard('subscriptions'),
+                cursor: { ...keys.deliveryCursor(sameCallsId, address), expiresAt: 0 },
+                counter: keys.counterShard('subscriptions'),
               }
             : undefined,
         cleanup: async () => {
@@ -584,19 +572,19 @@ function subscribeRoute(kind) {
         },
         bare: async () => {
           const id = subscriptionIdFor(principal, bare.ResourceAddress, bare.EndpointUri);
-          const key = { pk: `SUB#${id}`, sk: 'SUB' };
-          const exactState = { pk: `PUB#${publisherIdFor(address)}`, sk: 'STATE' };
+          const key = keys.subscription(id);
+          const exactState = keys.publisherState(publisherIdFor(address));
           const first = await batchGet(fx.db, [key, exactState]);
-          let state = first.find((item) => item.sk === 'STATE');
+          let state = first.find((item) => item.sk === exactState.sk);
           if (!state) {
             const tree = await query(fx.db, {
               TableName: T,
               IndexName: 'publisherTree',
               KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
-              ExpressionAttributeValues: { ':pk': treePk(address), ':prefix': `${address}/` },
+              ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
             });
-            const keys = (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-            [state] = await batchGet(fx.db, keys);
+            const stateKeys = (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
+            [state] = await batchGet(fx.db, stateKeys);
           }
           const event = JSON.parse(String(state?.event));
           await fx.sanityPost(bare.EndpointUri, event);
@@ -609,9 +597,8 @@ function subscribeRoute(kind) {
                     TableName: T,
                     Item: {
                       ...key,
-                      addrPk: `SUBADDR#${address}`,
-                      addrSk: `${owner(principal)}#${id}`,
-                      listPk: `SUBS#${owner(principal)}`,
+                      ...keys.subscriptionByAddress(address, principal, id),
+                      listPk: keys.subscriptionsOf(principal),
                       listSk: `${createdAt}#${id}`,
                       id,
                       resourceAddress: address,
@@ -627,8 +614,7 @@ function subscribeRoute(kind) {
                   Put: {
                     TableName: T,
                     Item: {
-                      pk: `SUB#${id}`,
-                      sk: `CURSOR#${state?.resourceAddress}`,
+                      ...keys.deliveryCursor(id, String(state?.resourceAddress)),
                       deliveredTimeKey: state?.timeKey,
                       deliveredEvent: `${event.source}#${event.id}`,
                       expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
