@@ -6,11 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { build } from 'esbuild';
 
 export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -254,16 +251,6 @@ export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */
   };
 }
 
-/** The client the baselines use: the same SDK and document client, no middleware, no retries. */
-export function bareDocumentClient(/** @type {string} */ endpoint) {
-  const base = new DynamoDBClient({
-    endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  return DynamoDBDocumentClient.from(base, { marshallOptions: { removeUndefinedValues: true } });
-}
-
 /**
  * The tests' own builders (test/support/http-event.ts, fixtures.ts), the service's id derivation
  * and its table keys, bundled once so that the bench sends exactly the events, contexts and
@@ -331,4 +318,3 @@ export function nextTime() {
 }
 
 export const unique = (/** @type {string} */ prefix) => `${prefix}-${randomUUID().slice(0, 8)}`;
-export { tmpdir };

@@ -9,7 +9,7 @@ import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ensureTable, killOnExit, stopChild } from '../scripts/dynamodb-local.mjs';
 import { startOffline } from '../scripts/offline.mjs';
-import { informational, lockStateEvent, median, ms, nextTime, ratio, unique } from './common.mjs';
+import { informational, lockStateEvent, median, ms, nextTime, quantile, ratio, unique } from './common.mjs';
 
 const OFFLINE_TABLE = 'ocloud-notifications-local';
 
@@ -76,12 +76,7 @@ async function nodeLoad(
   };
   await Promise.all(Array.from({ length: connections }, worker));
   agent.destroy();
-  const sorted = latencies.sort((a, b) => a - b);
-  return {
-    rps: latencies.length / seconds,
-    p99: sorted[Math.ceil(0.99 * sorted.length) - 1] ?? Number.NaN,
-    errors,
-  };
+  return { rps: latencies.length / seconds, p99: quantile(latencies, 0.99), errors };
 }
 
 /** @param {string} endpoint @param {string} consumerUrl */

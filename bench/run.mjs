@@ -6,7 +6,7 @@
  * a budget fails. `node bench/run.mjs 1 3` runs only parts 1 and 3; BENCH_QUICK=1 shortens runs;
  * BENCH_SIZES_ONLY=1 makes part 2 report bundle sizes without timing cold starts.
  */
-import { writeSync } from 'node:fs';
+import { openSync, writeSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
@@ -14,7 +14,6 @@ import { startLocalQueue } from '../scripts/local-queue.mjs';
 import { storeCapacity } from './capacity.mjs';
 import { coldStarts } from './coldstart.mjs';
 import {
-  bareDocumentClient,
   bounded,
   bundleAll,
   bundleBareSdk,
@@ -41,7 +40,6 @@ const realStdout = process.stdout.write.bind(process.stdout);
 const print = (/** @type {string} */ line) => {
   realStdout(`${line}\n`);
 };
-const { openSync } = await import('node:fs');
 const devNull = openSync('/dev/null', 'w');
 /** @type {any} */ (process.stdout).write = (
   /** @type {string | Uint8Array} */ chunk,
@@ -88,7 +86,7 @@ try {
   /** @type {Record<string, import('./routes.mjs').Bundle>} */
   const handlers = {};
   for (const b of bundles) if (!b.name.startsWith('bare')) handlers[b.name] = loadFresh(b.file);
-  const fixtures = new Fixtures(bareDocumentClient(db.endpoint), handlers, consumerUrl, localQueue.url);
+  const fixtures = new Fixtures(handlers, consumerUrl, localQueue.url);
   await bounded('seeding', 60_000, () => fixtures.seed());
 
   if (wanted(1)) {
