@@ -1,76 +1,28 @@
-/** The few API calls the delivery tests make, through the real route handlers. */
-import { expect } from 'vitest';
-import { handler as createPublisher } from '../../functions/create-publisher';
-import { handler as createSubscription } from '../../functions/create-subscription';
-import { handler as deleteSubscription } from '../../functions/delete-subscription';
-import { handler as getSubscription } from '../../functions/get-subscription';
-import { handler as publishEvent } from '../../functions/publish-event';
-import { uniqueCluster } from '../support/fixtures';
-import { httpApiEvent, invoke } from '../support/http-event';
+/** The few API calls the delivery tests make, through the real route handlers (test/support/api.ts). */
+import { api, CLOCK_CLASS, expectJson, expectNoContent, LOCK_STATE, SYNC_STATE } from '../support/api';
 
-type Handler = Parameters<typeof invoke>[0];
-const call = (handler: unknown, options: Parameters<typeof httpApiEvent>[0]) =>
-  invoke(handler as Handler, httpApiEvent(options));
-
-export const LOCK_STATE = '/sync/ptp-status/lock-state';
-export const CLOCK_CLASS = '/sync/ptp-status/clock-class';
-export const SYNC_STATE = '/sync/sync-status/sync-state';
-
-/** A node address of its own: `/<cluster>/site-1/node-1`. */
-export function freshNode(): string {
-  return `/${uniqueCluster()}/site-1/node-1`;
-}
-
-export async function registerPublisher(address: string): Promise<string> {
-  const response = await call(createPublisher, {
-    method: 'POST',
-    path: '/publishers',
-    body: { ResourceAddress: address },
-  });
-  expect(response.status).toBe(201);
-  return (response.body as { SubscriptionId: string }).SubscriptionId;
-}
+export {
+  CLOCK_CLASS,
+  freshNode,
+  LOCK_STATE,
+  publishAccepted,
+  registerPublisher,
+  SYNC_STATE,
+} from '../support/api';
 
 export async function subscribe(address: string, endpointUri: string): Promise<string> {
-  const response = await call(createSubscription, {
-    method: 'POST',
-    path: '/subscriptions',
-    body: { ResourceAddress: address, EndpointUri: endpointUri },
-  });
-  expect(response.status, JSON.stringify(response.body)).toBe(201);
-  return (response.body as { SubscriptionId: string }).SubscriptionId;
+  const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: endpointUri });
+  return expectJson<{ SubscriptionId: string }>(response, 201).SubscriptionId;
 }
 
-export async function publish(publisherId: string, event: unknown) {
-  return call(publishEvent, {
-    method: 'POST',
-    path: `/publishers/${publisherId}/events`,
-    pathParameters: { publisherId },
-    body: event,
-  });
-}
-
-export async function publishAccepted(publisherId: string, event: unknown): Promise<void> {
-  const response = await publish(publisherId, event);
-  expect(response.status, JSON.stringify(response.body)).toBe(202);
-}
+export const publish = api.publish;
 
 export async function subscriptionStatus(id: string): Promise<number> {
-  const response = await call(getSubscription, {
-    method: 'GET',
-    path: `/subscriptions/${id}`,
-    pathParameters: { subscriptionId: id },
-  });
-  return response.status;
+  return (await api.getSubscription(id)).status;
 }
 
 export async function unsubscribe(id: string): Promise<void> {
-  const response = await call(deleteSubscription, {
-    method: 'DELETE',
-    path: `/subscriptions/${id}`,
-    pathParameters: { subscriptionId: id },
-  });
-  expect(response.status).toBe(204);
+  expectNoContent(await api.deleteSubscription(id));
 }
 
 /** A catalogue event of the given source for the publisher at `address`. */

@@ -5,6 +5,7 @@ import {
   eventFor,
   expectJson,
   expectProblem,
+  freshNode,
   LOCK_STATE,
   lockStatePublisher,
   type NotificationEvent,
@@ -39,7 +40,7 @@ describe('GET /{ResourceAddress}/CurrentState — 200', () => {
   });
 
   it('keeps time and values exactly as the producer wrote them', async () => {
-    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const node = freshNode();
     const publisherId = await registerPublisher(`${node}${LOCK_STATE}`);
     const event = lockStateEvent({ node, time: '2021-03-05T20:59:00.999999999Z', value: 'FREERUN' });
     const withOffset = {
@@ -102,7 +103,7 @@ describe('GET /{ResourceAddress}/CurrentState — 200', () => {
 
 describe('GET /{ResourceAddress}/CurrentState — 404', () => {
   it('no publisher at the address', async () => {
-    const address = `/${uniqueCluster()}/site-1/node-1${LOCK_STATE}`;
+    const address = `${freshNode()}${LOCK_STATE}`;
     expectProblem(await api.currentState(address), 404, address);
   });
 

@@ -1,0 +1,259 @@
+/**
+ * Shared helpers for the tests that go through the route handlers: one function per route that
+ * builds the HTTP API v2 event API Gateway would send and invokes the real handler, plus
+ * assertions on what a client sees. Importing it starts nothing: suites bring their own delivery.
+ */
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { handler as createPublisherHandler } from '../../functions/create-publisher';
+import { handler as createSubscriptionHandler } from '../../functions/create-subscription';
+import { handler as deleteAllSubscriptionsHandler } from '../../functions/delete-all-subscriptions';
+import { handler as deletePublisherHandler } from '../../functions/delete-publisher';
+import { handler as deleteSubscriptionHandler } from '../../functions/delete-subscription';
+import { handler as getCurrentStateHandler } from '../../functions/get-current-state';
+import { handler as getPublisherHandler } from '../../functions/get-publisher';
+import { handler as getSubscriptionHandler } from '../../functions/get-subscription';
+import { handler as healthHandler } from '../../functions/health';
+import { handler as listPublishersHandler } from '../../functions/list-publishers';
+import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
+import { handler as publishEventHandler } from '../../functions/publish-event';
+import { startConsumer } from './consumer';
+import { lockStateEvent, uniqueCluster } from './fixtures';
+import { httpApiEvent, invoke } from './http-event';
+
+export const BASE_PATH = '/api/ocloudNotifications/v2';
+/** What `UriLocation` starts with for the default `host` / `x-forwarded-proto` of httpApiEvent. */
+export const PUBLIC_BASE = `https://notify.example.com${BASE_PATH}`;
+export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export const LOCK_STATE = '/sync/ptp-status/lock-state';
+export const SYNC_STATE = '/sync/sync-status/sync-state';
+export const CLOCK_CLASS = '/sync/ptp-status/clock-class';
+
+export type ApiResponse = Awaited<ReturnType<typeof invoke>>;
+type Handler = Parameters<typeof invoke>[0];
+type EventOptions = Parameters<typeof httpApiEvent>[0];
+
+export interface SubscriptionInfo {
+  SubscriptionId: string;
+  UriLocation: string;
+  ResourceAddress: string;
+  EndpointUri?: string;
+}
+
+export type NotificationEvent = ReturnType<typeof lockStateEvent>;
+
+export interface RequestOptions {
+  headers?: Record<string, string>;
+  isBase64Encoded?: boolean;
+}
+
+function call(handler: unknown, options: EventOptions): Promise<ApiResponse> {
+  return invoke(handler as Handler, httpApiEvent(options));
+}
+
+/** One function per route, each building the event exactly as API Gateway routes it. */
+export const api = {
+  createSubscription: (body: unknown, options: RequestOptions = {}) =>
+    call(createSubscriptionHandler, { method: 'POST', path: '/subscriptions', body, ...options }),
+  listSubscriptions: (query = '') =>
+    call(listSubscriptionsHandler, {
+      method: 'GET',
+      path: `/subscriptions${query}`,
+      routeKey: `GET ${BASE_PATH}/subscriptions`,
+    }),
+  getSubscription: (id: string) =>
+    call(getSubscriptionHandler, {
+      method: 'GET',
+      path: `/subscriptions/${id}`,
+      routeKey: `GET ${BASE_PATH}/subscriptions/{subscriptionId}`,
+      pathParameters: { subscriptionId: id },
+    }),
+  deleteSubscription: (id: string) =>
+    call(deleteSubscriptionHandler, {
+      method: 'DELETE',
+      path: `/subscriptions/${id}`,
+      routeKey: `DELETE ${BASE_PATH}/subscriptions/{subscriptionId}`,
+      pathParameters: { subscriptionId: id },
+    }),
+  deleteAllSubscriptions: () =>
+    call(deleteAllSubscriptionsHandler, {
+      method: 'DELETE',
+      path: '/subscriptions',
+      routeKey: `DELETE ${BASE_PATH}/subscriptions`,
+    }),
+  /** `GET {base}{path}` through the catch-all route; `path` is written as a client would put it in the URL. */
+  getPath: (path: string) =>
+    call(getCurrentStateHandler, {
+      method: 'GET',
+      path,
+      routeKey: `GET ${BASE_PATH}/{proxy+}`,
+      pathParameters: { proxy: path.replace(/^\//, '').split('?')[0] ?? '' },
+    }),
+  currentState: (address: string) => api.getPath(`${address}/CurrentState`),
+  listPublishers: () =>
+    call(listPublishersHandler, {
+      method: 'GET',
+      path: '/publishers',
+      routeKey: `GET ${BASE_PATH}/publishers`,
+    }),
+  createPublisher: (body: unknown, options: RequestOptions = {}) =>
+    call(createPublisherHandler, { method: 'POST', path: '/publishers', body, ...options }),
+  getPublisher: (id: string) =>
+    call(getPublisherHandler, {
+      method: 'GET',
+      path: `/publishers/${id}`,
+      routeKey: `GET ${BASE_PATH}/publishers/{publisherId}`,
+      pathParameters: { publisherId: id },
+    }),
+  deletePublisher: (id: string) =>
+    call(deletePublisherHandler, {
+      method: 'DELETE',
+      path: `/publishers/${id}`,
+      routeKey: `DELETE ${BASE_PATH}/publishers/{publisherId}`,
+      pathParameters: { publisherId: id },
+    }),
+  publish: (publisherId: string, body: unknown, options: RequestOptions = {}) =>
+    call(publishEventHandler, {
+      method: 'POST',
+      path: `/publishers/${publisherId}/events`,
+      routeKey: `POST ${BASE_PATH}/publishers/{publisherId}/events`,
+      pathParameters: { publisherId },
+      body,
+      ...options,
+    }),
+  health: () => call(healthHandler, { method: 'GET', path: '/health', routeKey: `GET ${BASE_PATH}/health` }),
+};
+
+const TITLES: Record<number, readonly string[]> = {
+  400: ['Bad Request'],
+  404: ['Not Found'],
+  409: ['Conflict'],
+  413: ['Payload Too Large', 'Content Too Large'],
+  503: ['Service Unavailable'],
+};
+
+/**
+ * Asserts an RFC 9457 problem document: the status, `application/problem+json`, exactly
+ * `{type: 'about:blank', title, status, detail}` with the reason phrase as title, a detail a person
+ * can act on (matching `detail` when given), and nothing that looks like a stack trace or internals.
+ */
+export function expectProblem(response: ApiResponse, status: number, detail?: RegExp | string) {
+  expect(response.status, response.rawBody).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json(;|$)/);
+  const body = response.body as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['detail', 'status', 'title', 'type']);
+  expect(body.type).toBe('about:blank');
+  expect(body.status).toBe(status);
+  expect(TITLES[status] ?? [], `title for ${status}`).toContain(body.title);
+  expect(typeof body.detail).toBe('string');
+  const text = body.detail as string;
+  expect(text.trim().length).toBeGreaterThan(10);
+  expect(response.rawBody).not.toMatch(/\n\s+at |\bat .+:\d+:\d+|node_modules|\/work\/|\.ts:\d|stack/i);
+  expect(response.rawBody).not.toMatch(/ValidationException|TypeError|ReferenceError|undefined is not/);
+  if (typeof detail === 'string') expect(text).toContain(detail);
+  else if (detail) expect(text).toMatch(detail);
+  return body as { type: string; title: string; status: number; detail: string };
+}
+
+/** Asserts a 2xx JSON response and returns its body. */
+export function expectJson<T>(response: ApiResponse, status: number): T {
+  expect(response.status, response.rawBody).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/json(;|$)/);
+  return response.body as T;
+}
+
+/** A 204: no body at all. */
+export function expectNoContent(response: ApiResponse) {
+  expect(response.status, response.rawBody).toBe(204);
+  expect(response.rawBody).toBe('');
+}
+
+/** `/<fresh cluster>/site-1/node-1`, the node part of every address a test uses. */
+export function freshNode(): string {
+  return `/${uniqueCluster()}/site-1/node-1`;
+}
+
+export async function registerPublisher(address: string, endpointUri?: string): Promise<string> {
+  const response = await api.createPublisher({
+    ResourceAddress: address,
+    ...(endpointUri === undefined ? {} : { EndpointUri: endpointUri }),
+  });
+  return expectJson<SubscriptionInfo>(response, 201).SubscriptionId;
+}
+
+/** Publishes an event and asserts it was accepted (202). */
+export async function publishAccepted(publisherId: string, event: unknown): Promise<void> {
+  const response = await api.publish(publisherId, event);
+  expect(response.status, response.rawBody).toBe(202);
+}
+
+/** A publisher at `<node>/sync/ptp-status/lock-state`, with a current state unless `withState` is false. */
+export async function lockStatePublisher(
+  options: { node?: string; withState?: boolean; time?: string } = {},
+) {
+  const node = options.node ?? freshNode();
+  const address = `${node}${LOCK_STATE}`;
+  const publisherId = await registerPublisher(address);
+  let event: NotificationEvent | undefined;
+  if (options.withState ?? true) {
+    event = lockStateEvent({ node, ...(options.time === undefined ? {} : { time: options.time }) });
+    await publishAccepted(publisherId, event);
+  }
+  return { node, address, publisherId, event };
+}
+
+/** An event of any source/type with one value, in the shape of lockStateEvent. */
+export function eventFor(options: {
+  node: string;
+  source: string;
+  type: string;
+  value: unknown;
+  valueType?: string;
+  dataType?: 'notification' | 'metric';
+  time?: string;
+  id?: string;
+}) {
+  return {
+    id: options.id ?? randomUUID(),
+    specversion: '1.0',
+    source: options.source,
+    type: options.type,
+    time: options.time ?? new Date().toISOString(),
+    data: {
+      version: '1.0',
+      values: [
+        {
+          data_type: options.dataType ?? 'notification',
+          ResourceAddress: `${options.node}${options.source}`,
+          value_type: options.valueType ?? 'enumeration',
+          value: options.value,
+        },
+      ],
+    },
+  };
+}
+
+/** A URL on 127.0.0.1 where nothing listens (a consumer started and closed again). */
+export async function closedPortUrl(): Promise<string> {
+  const consumer = await startConsumer();
+  await consumer.close();
+  return consumer.url;
+}
+
+/** Gives an asynchronous delivery, if there were one, the time to arrive before asserting nothing did. */
+export function settle(ms = 300): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** A JSON object body of exactly `bytes` UTF-8 bytes: `base` plus an unknown `padding` member. */
+export function bodyOfBytes(base: Record<string, unknown>, bytes: number, fill = 'x'): string {
+  const empty = JSON.stringify({ ...base, padding: '' });
+  const missing = bytes - Buffer.byteLength(empty, 'utf8');
+  const fillBytes = Buffer.byteLength(fill, 'utf8');
+  expect(missing % fillBytes).toBe(0);
+  const body = JSON.stringify({ ...base, padding: fill.repeat(missing / fillBytes) });
+  expect(Buffer.byteLength(body, 'utf8')).toBe(bytes);
+  return body;
+}
