@@ -1,16 +1,21 @@
 import { expect } from 'vitest';
 import { BadRequestError } from '../../lib/errors';
 
-/** Runs `fn`, expects a BadRequestError (400) with a detail, and returns it for checks on `detail`. */
-export function badRequest(fn: () => unknown): BadRequestError {
-  let thrown: unknown;
+/** Runs `fn`, expects it to throw an instance of `type`, and returns that error for further checks. */
+export function thrown<E extends Error>(fn: () => unknown, type: abstract new (...args: never[]) => E): E {
+  let error: unknown;
   try {
     fn();
   } catch (err) {
-    thrown = err;
+    error = err;
   }
-  expect(thrown, 'expected a BadRequestError to be thrown').toBeInstanceOf(BadRequestError);
-  const error = thrown as BadRequestError;
+  expect(error, `expected a ${type.name} to be thrown`).toBeInstanceOf(type);
+  return error as E;
+}
+
+/** Runs `fn`, expects a BadRequestError (400) with a detail, and returns it for checks on `detail`. */
+export function badRequest(fn: () => unknown): BadRequestError {
+  const error = thrown(fn, BadRequestError);
   expect(error.status).toBe(400);
   expect(error.title).toBe('Bad Request');
   expect(typeof error.detail).toBe('string');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../lib/config';
+import { thrown } from '../support/errors';
 
 type Env = Record<string, string | undefined>;
 
@@ -11,14 +12,7 @@ function load(extra: Env = {}) {
 
 /** Expects loadConfig to fail fast with a ConfigError whose message names `variable`. */
 function expectConfigError(env: Env, variable: string): ConfigError {
-  let thrown: unknown;
-  try {
-    loadConfig(env);
-  } catch (err) {
-    thrown = err;
-  }
-  expect(thrown, 'expected a ConfigError to be thrown').toBeInstanceOf(ConfigError);
-  const error = thrown as ConfigError;
+  const error = thrown(() => loadConfig(env), ConfigError);
   expect(error).toBeInstanceOf(Error);
   expect(error.message).toContain(variable);
   return error;

@@ -1,21 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseResourceAddress } from '../../lib/domain/resource-address';
-import { BadRequestError, NotFoundError, type ServiceError } from '../../lib/errors';
+import { NotFoundError } from '../../lib/errors';
 import { addressFromCurrentStatePath } from '../../lib/http/current-state-path';
+import { badRequest, thrown } from '../support/errors';
 
 const BASE = '/api/ocloudNotifications/v2';
 const PTP_LOCK = '/east-edge-10/site-3/node-7/sync/ptp-status/lock-state';
-
-function thrownBy(fn: () => unknown): ServiceError {
-  let thrown: unknown;
-  try {
-    fn();
-  } catch (err) {
-    thrown = err;
-  }
-  expect(thrown, 'expected an error to be thrown').toBeInstanceOf(Error);
-  return thrown as ServiceError;
-}
 
 describe('addressFromCurrentStatePath: addresses', () => {
   const cases: ReadonlyArray<readonly [string, string, string]> = [
@@ -78,14 +68,11 @@ describe('addressFromCurrentStatePath: 400 for a badly encoded address', () => {
   ];
 
   it.each(cases)('%s: %s', (_name, rawPath) => {
-    const error = thrownBy(() => addressFromCurrentStatePath(rawPath));
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect(error.status).toBe(400);
-    expect(error.detail.length).toBeGreaterThan(0);
+    badRequest(() => addressFromCurrentStatePath(rawPath));
   });
 
   it('explains an encoded slash', () => {
-    const error = thrownBy(() => addressFromCurrentStatePath(`${BASE}/a%2Fb/CurrentState`));
+    const error = badRequest(() => addressFromCurrentStatePath(`${BASE}/a%2Fb/CurrentState`));
     expect(error.detail).toContain('/');
   });
 });
@@ -106,9 +93,7 @@ describe('addressFromCurrentStatePath with the address check: 400 for a malforme
   ];
 
   it.each(cases)('%s: %s', (_name, rawPath) => {
-    const error = thrownBy(() => normaliseResourceAddress(addressFromCurrentStatePath(rawPath)));
-    expect(error).toBeInstanceOf(BadRequestError);
-    expect(error.status).toBe(400);
+    badRequest(() => normaliseResourceAddress(addressFromCurrentStatePath(rawPath)));
   });
 });
 
@@ -132,14 +117,12 @@ describe('addressFromCurrentStatePath: 404 when the path is not a current-state 
   ];
 
   it.each(cases)('%s: %s', (_name, rawPath) => {
-    const error = thrownBy(() => addressFromCurrentStatePath(rawPath));
-    expect(error).toBeInstanceOf(NotFoundError);
+    const error = thrown(() => addressFromCurrentStatePath(rawPath), NotFoundError);
     expect(error.status).toBe(404);
     expect(error.detail).toContain('CurrentState');
   });
 
   it('answers 404 before looking at the encoding of a path that is not a current-state path', () => {
-    const error = thrownBy(() => addressFromCurrentStatePath(`${BASE}/a%2Fb/%zz`));
-    expect(error).toBeInstanceOf(NotFoundError);
+    thrown(() => addressFromCurrentStatePath(`${BASE}/a%2Fb/%zz`), NotFoundError);
   });
 });
