@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors';
 import { EVENT_CATALOGUE } from './event-catalogue';
-import { normaliseResourceAddress } from './resource-address';
+import { normaliseResourceAddress, resourceSuffixes } from './resource-address';
 
 /** An event in the O-Cloud JSON encoding (contract section 6), as stored and delivered. */
 export interface NotificationEvent {
@@ -37,17 +37,15 @@ const UNSIGNED_INTEGER = /^\d+$/;
 
 /**
  * Checks an event a publisher sends and builds the stored form: known members only, addresses
- * normalised, values as the producer wrote them. `publisherAddress` must end with `source`.
+ * normalised, values as the producer wrote them. `publisherAddress` must end with `source`; when
+ * it is not known yet, the store checks that as it accepts the event.
  */
-export function validateEvent(body: unknown, publisherAddress: string): ValidatedEvent {
+export function validateEvent(body: unknown, publisherAddress?: string): ValidatedEvent {
   const input = object(body, 'the request body');
   const id = nonEmptyString(input.id, 'id');
   if (id.length > MAX_ID_LENGTH) throw bad(`id is longer than ${MAX_ID_LENGTH} characters`);
   if (input.specversion !== '1.0') throw bad('specversion must be the string "1.0"');
   const source = normaliseResourceAddress(input.source, 'source');
-  if (!publisherAddress.endsWith(source)) {
-    throw bad(`source "${source}" must be the resource part of the publisher's address ${publisherAddress}`);
-  }
   const type = nonEmptyString(input.type, 'type');
   if (!TYPE_FORM.test(type)) throw bad(`type "${type}" must have the form event.<area>.<path>.<change-name>`);
   const time = nonEmptyString(input.time, 'time');
@@ -80,10 +78,21 @@ export function validateEvent(body: unknown, publisherAddress: string): Validate
     });
   }
 
+  // Last, so that an event gets the same answer whether or not the address was known beforehand.
+  if (publisherAddress !== undefined) checkSource(source, publisherAddress);
   return {
     event: { id, specversion: '1.0', source, type, time, data: { version, values } },
     timeKey,
   };
+}
+
+/** Contract 5: the publisher's address must end with `source`, in whole segments. */
+function checkSource(source: string, publisherAddress: string): void {
+  if (!resourceSuffixes(publisherAddress).includes(source)) throw wrongSource(source, publisherAddress);
+}
+
+export function wrongSource(source: string, publisherAddress: string): BadRequestError {
+  return bad(`source "${source}" must be the resource part of the publisher's address ${publisherAddress}`);
 }
 
 function validateValue(raw: unknown, member: string): EventValue {

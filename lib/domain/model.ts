@@ -25,11 +25,13 @@ export interface PublisherState {
   readonly acceptedAt: string | undefined;
 }
 
-export type AcceptOutcome = 'accepted' | 'duplicate' | 'stale' | 'unknown-publisher';
+export type AcceptOutcome =
+  | { readonly kind: 'accepted' | 'duplicate' | 'stale' | 'unknown-publisher' }
+  /** The event's `source` is not a resource part of the publisher's address. */
+  | { readonly kind: 'wrong-source'; readonly publisherAddress: string };
 
 export interface EventToAccept {
   readonly publisherId: string;
-  readonly resourceAddress: string;
   readonly event: NotificationEvent;
   readonly timeKey: string;
   readonly acceptedAt: string;
@@ -116,6 +118,11 @@ export interface PublisherStore {
   /** Deletes the publisher and its current state; false when there was none to delete. */
   deletePublisher(id: string): Promise<boolean>;
   getState(publisherId: string): Promise<PublisherState | undefined>;
+  /**
+   * Makes the event the publisher's current state, atomically with remembering its (`source`,
+   * `id`), if the publisher exists, the source fits its address, the event is new and no older
+   * than the current state. The address need not be known to call this.
+   */
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
   forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;

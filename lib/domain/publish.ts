@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors';
-import { type NotificationEvent, validateEvent } from './event';
+import { type NotificationEvent, type ValidatedEvent, validateEvent, wrongSource } from './event';
 import { isServiceId } from './ids';
 import type { PublisherStore } from './model';
 import type { DeliveryPort } from './ports';
@@ -27,22 +27,60 @@ export class Publish {
 
   /** A new event becomes the current state and goes to delivery; a repeat or an older one does not. */
   async publish(publisherId: string, body: unknown): Promise<PublishResult> {
-    const resourceAddress = await this.addressOf(publisherId);
-    const { event, timeKey } = validateEvent(body, resourceAddress);
+    const known = this.addresses.get(publisherId);
+    if (known !== undefined) return this.accept(publisherId, validateEvent(body, known), known);
+    if (!isServiceId(publisherId)) throw notFound(publisherId);
+    // Not known to this instance yet: its address is read while the event is accepted, since the
+    // accept transaction checks the source itself. A cold instance's publish then waits for one
+    // round trip to the store instead of two.
+    const address = this.lookUpAddress(publisherId);
+    let validated: ValidatedEvent;
+    try {
+      validated = validateEvent(body);
+    } catch (error) {
+      if ((await address) === undefined) throw notFound(publisherId);
+      throw error;
+    }
+    return this.accept(publisherId, validated, address);
+  }
+
+  private async accept(
+    publisherId: string,
+    { event, timeKey }: ValidatedEvent,
+    address: string | Promise<string | undefined>,
+  ): Promise<PublishResult> {
     const acceptedAt = new Date();
-    const outcome = await this.store.acceptEvent({
-      publisherId,
-      resourceAddress,
-      event,
-      timeKey,
-      acceptedAt: acceptedAt.toISOString(),
-      dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.dedupTtlSeconds,
-    });
-    if (outcome === 'unknown-publisher') {
-      this.addresses.delete(publisherId);
+    const [accepted, read] = await Promise.allSettled([
+      this.store.acceptEvent({
+        publisherId,
+        event,
+        timeKey,
+        acceptedAt: acceptedAt.toISOString(),
+        dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.dedupTtlSeconds,
+      }),
+      address,
+    ]);
+    if (accepted.status === 'rejected') throw accepted.reason;
+    const outcome = accepted.value;
+    switch (outcome.kind) {
+      case 'unknown-publisher':
+        this.addresses.delete(publisherId);
+        throw notFound(publisherId);
+      case 'wrong-source':
+        throw wrongSource(event.source, outcome.publisherAddress);
+      case 'duplicate':
+      case 'stale':
+        return { kind: 'ignored', reason: outcome.kind, event };
+    }
+    const resourceAddress = read.status === 'fulfilled' ? read.value : undefined;
+    if (resourceAddress === undefined) {
+      // Accepted, but without its address nobody can be notified: undo it, so that the producer's
+      // retry is accepted again. Either the read failed (the store is unavailable: 503) or the
+      // publisher was deleted between the two (404, as if it had been deleted first).
+      await this.store.forgetAcceptedEvent(publisherId, event.source, event.id);
+      if (read.status === 'rejected') throw read.reason;
       throw notFound(publisherId);
     }
-    if (outcome !== 'accepted') return { kind: 'ignored', reason: outcome, event };
     try {
       await this.delivery.eventAccepted({
         publisherId,
@@ -60,18 +98,16 @@ export class Publish {
     return { kind: 'accepted', event };
   }
 
-  private async addressOf(publisherId: string): Promise<string> {
-    const known = this.addresses.get(publisherId);
-    if (known) return known;
-    const publisher = isServiceId(publisherId) ? await this.store.getPublisher(publisherId) : undefined;
-    if (!publisher) throw notFound(publisherId);
-    const { resourceAddress } = publisher;
+  /** The publisher's address, remembered once read; undefined when there is no such publisher. */
+  private async lookUpAddress(publisherId: string): Promise<string | undefined> {
+    const publisher = await this.store.getPublisher(publisherId);
+    if (!publisher) return undefined;
     if (this.addresses.size >= ADDRESS_CACHE_SIZE) {
       const oldest = this.addresses.keys().next().value;
       if (oldest !== undefined) this.addresses.delete(oldest);
     }
-    this.addresses.set(publisherId, resourceAddress);
-    return resourceAddress;
+    this.addresses.set(publisherId, publisher.resourceAddress);
+    return publisher.resourceAddress;
   }
 }
 

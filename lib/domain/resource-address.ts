@@ -44,6 +44,15 @@ export function selfAndAncestors(address: string): string[] {
   return segments.map((_, i) => `/${segments.slice(0, i + 1).join('/')}`);
 }
 
+/**
+ * The addresses `address` ends with, whole segments only, shortest first: `/a/b/c` → `/c`,
+ * `/b/c`, `/a/b/c`. An event's `source` must be one of them for the publisher's address.
+ */
+export function resourceSuffixes(address: string): string[] {
+  const segments = address.slice(1).split('/');
+  return segments.map((_, i) => `/${segments.slice(segments.length - 1 - i).join('/')}`);
+}
+
 function clip(text: string): string {
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

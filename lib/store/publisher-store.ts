@@ -6,6 +6,7 @@ import type {
   PublisherState,
   PublisherStore,
 } from '../domain/model';
+import { resourceSuffixes } from '../domain/resource-address';
 import type { DynamoTable } from './dynamo-table';
 import { toPublisher, toState } from './items';
 import { INDEX, keys } from './keys';
@@ -39,6 +40,8 @@ export class DynamoPublisherStore implements PublisherStore {
             ...keys.publisherTree(p.resourceAddress),
             publisherId: p.id,
             resourceAddress: p.resourceAddress,
+            // What an event's source may be, so that accepting an event checks it without a read.
+            sources: new Set(resourceSuffixes(p.resourceAddress)),
           },
         },
       },
@@ -104,10 +107,11 @@ export class DynamoPublisherStore implements PublisherStore {
           Key: keys.publisherState(e.publisherId),
           UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
           ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+            'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
           ExpressionAttributeNames: { '#event': 'event' },
           ExpressionAttributeValues: {
             ':event': JSON.stringify(e.event),
+            ':source': e.event.source,
             ':timeKey': e.timeKey,
             ':acceptedAt': e.acceptedAt,
           },
@@ -115,14 +119,20 @@ export class DynamoPublisherStore implements PublisherStore {
         },
       },
     ]);
-    if (!failure) return 'accepted';
+    if (!failure) return { kind: 'accepted' };
     // A publisher deleted meanwhile (no state item) wins over a repeat: callers may know its
-    // address from a cache.
+    // address from a cache. A repeat cannot have the wrong source: its first copy was accepted.
     const stateCheck = failure[1];
-    const publisherExists = stateCheck?.Code !== 'ConditionalCheckFailed' || stateCheck.Item !== undefined;
-    if (!publisherExists) return 'unknown-publisher';
-    if (failure[0]?.Code === 'ConditionalCheckFailed') return 'duplicate';
-    return 'stale';
+    if (stateCheck?.Code === 'ConditionalCheckFailed') {
+      const state = stateCheck.Item;
+      if (!state) return { kind: 'unknown-publisher' };
+      const sources = state.sources;
+      if (!(sources instanceof Set && sources.has(e.event.source))) {
+        return { kind: 'wrong-source', publisherAddress: String(state.resourceAddress) };
+      }
+    }
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return { kind: 'duplicate' };
+    return { kind: 'stale' };
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {

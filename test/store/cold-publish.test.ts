@@ -1,0 +1,206 @@
+/**
+ * The first publish for a publisher on an instance that has not seen it (a cold Lambda): the
+ * address is read while the accept transaction runs, and the transaction checks the source
+ * itself. Each test builds a new `Publish`, so every publish here takes that path, against the
+ * real table.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { PublisherStore } from '../../lib/domain/model';
+import type { AcceptedEvent, DeliveryPort } from '../../lib/domain/ports';
+import { Publish } from '../../lib/domain/publish';
+import { Publishers } from '../../lib/domain/publishers';
+import { BadRequestError, NotFoundError } from '../../lib/errors';
+import { publisherStore } from '../../lib/services';
+import { lockStateEvent } from '../support/fixtures';
+
+const TTL_SECONDS = 3600;
+
+class RecordingDelivery implements DeliveryPort {
+  readonly accepted: AcceptedEvent[] = [];
+  async eventAccepted(accepted: AcceptedEvent): Promise<void> {
+    this.accepted.push(accepted);
+  }
+  async currentStatesFor(): Promise<void> {}
+}
+
+async function registeredPublisher() {
+  const node = `/cold-${randomUUID().slice(0, 8)}/site-1/node-1`;
+  const address = `${node}/sync/ptp-status/lock-state`;
+  const result = await new Publishers(publisherStore()).register({ ResourceAddress: address });
+  if (result.kind !== 'created') throw new Error('publisher not created');
+  return { node, address, id: result.publisher.id };
+}
+
+function coldPublish(store: PublisherStore = publisherStore()) {
+  const delivery = new RecordingDelivery();
+  return { publish: new Publish(store, delivery, TTL_SECONDS), delivery };
+}
+
+describe('the first publish on an instance that does not know the publisher', () => {
+  it('is accepted, becomes the current state and goes to delivery with the address', async () => {
+    const { node, address, id } = await registeredPublisher();
+    const { publish, delivery } = coldPublish();
+    const event = lockStateEvent({ node, value: 'FREERUN' });
+
+    const result = await publish.publish(id, event);
+
+    expect(result.kind).toBe('accepted');
+    expect(delivery.accepted).toEqual([
+      expect.objectContaining({ publisherId: id, resourceAddress: address, event: result.event }),
+    ]);
+    const state = await publisherStore().getState(id);
+    expect(state?.event).toEqual(result.event);
+  });
+
+  it('reads the address while the event is accepted, not before', async () => {
+    const { node, id } = await registeredPublisher();
+    const store = publisherStore();
+    const calls: string[] = [];
+    const watched: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
+      getPublisher: async (publisherId: string) => {
+        calls.push('read started');
+        const publisher = await store.getPublisher(publisherId);
+        calls.push('read done');
+        return publisher;
+      },
+      acceptEvent: async (event: Parameters<PublisherStore['acceptEvent']>[0]) => {
+        calls.push('accept started');
+        return store.acceptEvent(event);
+      },
+    });
+    const { publish } = coldPublish(watched);
+
+    expect((await publish.publish(id, lockStateEvent({ node }))).kind).toBe('accepted');
+    expect(calls.indexOf('accept started')).toBeLessThan(calls.indexOf('read done'));
+
+    // Known from then on: the next publish makes no read.
+    calls.length = 0;
+    expect((await publish.publish(id, lockStateEvent({ node }))).kind).toBe('accepted');
+    expect(calls).toEqual(['accept started']);
+  });
+
+  it('refuses a source that is not the resource part of the address (400 naming both), storing nothing', async () => {
+    const { node, address, id } = await registeredPublisher();
+    const eventId = randomUUID();
+    const wrong = {
+      ...lockStateEvent({ node, id: eventId }),
+      source: '/sync/sync-status/sync-state',
+      type: 'event.sync.sync-status.synchronization-state-change',
+    };
+
+    const error = await coldPublish()
+      .publish.publish(id, wrong)
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as BadRequestError).detail).toBe(
+      `source "/sync/sync-status/sync-state" must be the resource part of the publisher's address ${address}`,
+    );
+    expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
+    // Nothing was remembered of it: the same id with the right source is a new event.
+    expect((await coldPublish().publish.publish(id, lockStateEvent({ node, id: eventId }))).kind).toBe(
+      'accepted',
+    );
+  });
+
+  it('gives the same answer for a wrong source as an instance that knows the address', async () => {
+    const { node, id } = await registeredPublisher();
+    const wrong = { ...lockStateEvent({ node }), source: '/ptp-status/lock-stat', type: 'event.x.y.z' };
+    const warm = coldPublish();
+    await warm.publish.publish(id, lockStateEvent({ node }));
+
+    const [cold, known] = await Promise.all([
+      coldPublish()
+        .publish.publish(id, wrong)
+        .catch((e: unknown) => e),
+      warm.publish.publish(id, wrong).catch((e: unknown) => e),
+    ]);
+
+    expect(cold).toBeInstanceOf(BadRequestError);
+    expect(known).toBeInstanceOf(BadRequestError);
+    expect((cold as BadRequestError).detail).toBe((known as BadRequestError).detail);
+  });
+
+  it('accepts any whole-segment suffix of the address as the source', async () => {
+    const { node, id } = await registeredPublisher();
+    // Unknown types are accepted in the right form, so the source is checked only against the address.
+    const event = (source: string) => ({ ...lockStateEvent({ node }), source, type: 'event.custom.a.b' });
+
+    for (const source of ['/lock-state', '/ptp-status/lock-state', `${node}/sync/ptp-status/lock-state`]) {
+      expect((await coldPublish().publish.publish(id, event(source))).kind).toBe('accepted');
+    }
+    const partial = await coldPublish()
+      .publish.publish(id, event('/status/lock-state'))
+      .catch((e: unknown) => e);
+    expect(partial).toBeInstanceOf(BadRequestError);
+  });
+
+  it('answers 404 for an unknown publisher, before looking at the event', async () => {
+    const unknown = randomUUID();
+    for (const body of [lockStateEvent({ node: '/c/s/n' }), { not: 'an event' }]) {
+      const error = await coldPublish()
+        .publish.publish(unknown, body)
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NotFoundError);
+    }
+  });
+
+  it('answers 400 for an invalid event of a known publisher', async () => {
+    const { node, id } = await registeredPublisher();
+    const error = await coldPublish()
+      .publish.publish(id, { ...lockStateEvent({ node }), specversion: '0.3' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as BadRequestError).detail).toContain('specversion');
+  });
+
+  it('ignores a repeat and an older event, as a warm instance does', async () => {
+    const { node, id } = await registeredPublisher();
+    const first = lockStateEvent({ node, time: '2026-11-22T10:00:00Z' });
+    await coldPublish().publish.publish(id, first);
+
+    const repeat = await coldPublish().publish.publish(id, first);
+    const older = await coldPublish().publish.publish(
+      id,
+      lockStateEvent({ node, time: '2026-11-22T09:00:00Z' }),
+    );
+
+    expect(repeat).toMatchObject({ kind: 'ignored', reason: 'duplicate' });
+    expect(older).toMatchObject({ kind: 'ignored', reason: 'stale' });
+  });
+
+  it('undoes the acceptance when the address cannot be read, so that the retry is accepted', async () => {
+    const { node, id } = await registeredPublisher();
+    const store = publisherStore();
+    const failingRead: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
+      getPublisher: async () => {
+        throw new Error('store unavailable');
+      },
+    });
+    const event = lockStateEvent({ node });
+
+    const { publish, delivery } = coldPublish(failingRead);
+    await expect(publish.publish(id, event)).rejects.toThrow('store unavailable');
+    expect(delivery.accepted).toEqual([]);
+
+    const retry = coldPublish();
+    expect((await retry.publish.publish(id, event)).kind).toBe('accepted');
+    expect(retry.delivery.accepted).toHaveLength(1);
+  });
+
+  it('answers 404 and undoes the acceptance when the publisher is gone by the time it is read', async () => {
+    const { node, id } = await registeredPublisher();
+    const store = publisherStore();
+    const goneOnRead: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
+      getPublisher: async () => undefined,
+    });
+    const event = lockStateEvent({ node });
+
+    const { publish, delivery } = coldPublish(goneOnRead);
+    await expect(publish.publish(id, event)).rejects.toBeInstanceOf(NotFoundError);
+    expect(delivery.accepted).toEqual([]);
+
+    expect((await coldPublish().publish.publish(id, event)).kind).toBe('accepted');
+  });
+});
