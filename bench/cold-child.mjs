@@ -5,7 +5,28 @@
  * Usage: node bench/cold-child.mjs <bundle.cjs>, the event (JSON) in BENCH_EVENT.
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { createRequire } from 'node:module';
+
+/** BENCH_TRACE=1: also print when each outgoing HTTP request started and ended (ms from time origin). */
+const trace = process.env.BENCH_TRACE === '1' ? [] : undefined;
+if (trace) {
+  const request = http.request;
+  // @ts-expect-error -- a diagnostic wrapper with the same signature
+  http.request = (...args) => {
+    const started = performance.now();
+    const req = request(...args);
+    const entry = { started, target: '', ended: 0 };
+    trace.push(entry);
+    req.on('response', (res) => {
+      entry.target = `${req.method} ${req.path} ${req.getHeader('x-amz-target') ?? ''}`.trim();
+      res.on('end', () => {
+        entry.ended = performance.now();
+      });
+    });
+    return req;
+  };
+}
 
 const file = process.argv[2] ?? '';
 const event = JSON.parse(process.env.BENCH_EVENT ?? '{}');
@@ -20,6 +41,6 @@ const loaded = performance.now();
 const response = await handler(event, context);
 const answered = performance.now();
 process.stdout.write(
-  `\n@@bench ${JSON.stringify({ loadMs: loaded, ms: answered, status: response?.statusCode ?? null })}\n`,
+  `\n@@bench ${JSON.stringify({ loadMs: loaded, ms: answered, status: response?.statusCode ?? null, trace })}\n`,
   () => process.exit(0),
 );

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { informational, median, ms, ratio, verdict } from './common.mjs';
+import { informational, lambdaContext, median, ms, ratio, verdict } from './common.mjs';
 
 export const SIZE_BUDGET = 1.15;
 export const START_BUDGET = 1.2;
@@ -22,7 +22,7 @@ function coldStart(file, event, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [CHILD, file], {
-      env: { ...env, BENCH_EVENT: JSON.stringify(event) },
+      env: { ...env, BENCH_EVENT: JSON.stringify(event), BENCH_TRACE: process.env.BENCH_TRACE ?? '' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -45,23 +45,68 @@ function coldStart(file, event, env) {
 }
 
 /**
- * @param {{ bundles: { name: string, file: string, bytes: number }[], routes: import('./routes.mjs').Route[],
- *   fixtures: import('./routes.mjs').Fixtures, env: Record<string, string>, print: (line: string) => void, runs: number }} options
+ * BENCH_TRACE=1: one line per cold start with its timeline (ms from the process' time origin):
+ * bundle loaded, each outgoing HTTP request's start → end, answer.
+ * @param {{ wallMs: number, ms: number, loadMs: number, trace?: { started: number, ended: number, target: string }[] }} result
  */
-export async function coldStarts({ bundles, routes, fixtures, env, print, runs }) {
+function traceLine(result) {
+  const calls = (result.trace ?? []).map(
+    (t) =>
+      `${t.started.toFixed(1)}→${t.ended.toFixed(1)} ${t.target.replace('POST / DynamoDB_20120810.', '')}`,
+  );
+  return `wall ${result.wallMs.toFixed(1)} loaded ${result.loadMs.toFixed(1)} answered ${result.ms.toFixed(1)} | ${calls.join(' | ')}`;
+}
+
+/**
+ * DynamoDB Local is a JVM: until its JIT has compiled the paths a request takes (a transaction, a
+ * batch read), each such request costs it several times what it costs later, and that would be
+ * charged to whichever side makes more kinds of call. So every route's request runs `times` times
+ * in-process first, as part 1's warm-up would have done.
+ * @param {import('./routes.mjs').Route[]} routes
+ * @param {import('./routes.mjs').Fixtures} fixtures
+ * @param {Record<string, import('./routes.mjs').Bundle>} handlers
+ * @param {number} times
+ */
+async function warmStore(routes, fixtures, handlers, times) {
+  for (const route of routes) {
+    const bundle = handlers[route.fn];
+    if (!bundle) throw new Error(`no bundle for ${route.fn}`);
+    for (let i = 0; i < times; i++) {
+      const sample = await route.sample(fixtures);
+      const response = await bundle.handler(sample.event, lambdaContext());
+      if (response.statusCode !== sample.expect) {
+        throw new Error(`${route.name}: warm-up answered ${response.statusCode}, expected ${sample.expect}`);
+      }
+      await sample.cleanup?.();
+    }
+  }
+}
+
+/**
+ * @param {{ bundles: { name: string, file: string, bytes: number }[], routes: import('./routes.mjs').Route[],
+ *   fixtures: import('./routes.mjs').Fixtures, handlers: Record<string, import('./routes.mjs').Bundle>,
+ *   env: Record<string, string>, print: (line: string) => void, runs: number, warmup: number }} options
+ */
+export async function coldStarts({ bundles, routes, fixtures, handlers, env, print, runs, warmup }) {
   const bare = bundles.find((b) => b.name === 'bareGetItem');
   const bareSubscribe = bundles.find((b) => b.name === 'bareSubscribe');
   if (!bare || !bareSubscribe) throw new Error('no bare bundle');
   const bareEvent = {};
+  /** BENCH_FUNCTIONS=a,b times only those functions (a diagnostic run; the summary then covers only them). */
+  const only = process.env.BENCH_FUNCTIONS?.split(',');
   print(
     runs === 0
       ? '\n## 2. Bundle size (BENCH_SIZES_ONLY: cold starts not timed)'
       : `\n## 2. Cold start and bundle size (${runs} fresh processes each side per function, alternated; time = spawn → first answer)`,
   );
+  if (runs > 0) {
+    await warmStore(routes, fixtures, handlers, warmup);
+    print(`(DynamoDB Local warmed first: every route's request ${warmup} times in-process)`);
+  }
   print(`bare GetItem handler bundle: ${(bare.bytes / 1024).toFixed(1)} KiB`);
   print('function                 bundle KiB  size ratio              start ms (fn / bare)   start ratio');
   for (const fn of bundles) {
-    if (fn.name.startsWith('bare')) continue;
+    if (fn.name.startsWith('bare') || (only && !only.includes(fn.name))) continue;
     const route = routes.find((r) => r.fn === fn.name);
     // The queue- and schedule-driven functions (fanOut, deliver, emitGauges) and the $default
     // route serve no API request to time; their bundle sizes are still printed.
@@ -101,6 +146,7 @@ export async function coldStarts({ bundles, routes, fixtures, env, print, runs }
           throw new Error(`${fn.name}: cold request answered ${result.status}, expected ${sample.expect}`);
         }
         pair.push([side, result.wallMs]);
+        if (result.trace) print(`  trace ${side} ${traceLine(result)}`);
       }
       await sample.cleanup?.();
       const f = Number(pair.find(([s]) => s === 'fn')?.[1]);
