@@ -12,40 +12,6 @@ import { lambdaContext, loadFresh, verdict } from './common.mjs';
 export const PRICES = { writeRequestUnit: 0.625, readRequestUnit: 0.125 };
 
 /**
- * What issue 5 allows per route: DynamoDB requests by kind (anything else fails), never a Scan.
- * A subscribe also reads before it writes: contract section 4 puts the 409 and the 404 before the
- * sanity-check POST, and the POST before the write (no subscription is stored when it fails).
- * @type {Record<string, { allowed: Record<string, number>, text: string }>}
- */
-const BUDGETS = {
-  'GET /health': { allowed: { GetItem: 1 }, text: 'one read' },
-  'GET /subscriptions/{id}': { allowed: { GetItem: 1 }, text: 'one read' },
-  'GET /publishers/{id}': { allowed: { GetItem: 1 }, text: 'one read' },
-  'GET /{address}/CurrentState': { allowed: { GetItem: 1 }, text: 'one read' },
-  'GET /subscriptions': { allowed: { Query: 1 }, text: 'a query (per page), no scan' },
-  'GET /publishers': { allowed: { Query: 1 }, text: 'a query (per page), no scan' },
-  'POST /subscriptions (exact)': {
-    allowed: { BatchGetItem: 1, TransactWriteItems: 1 },
-    text: 'one transaction + sanity POST, after one read for 409/404',
-  },
-  'POST /subscriptions (inclusive)': {
-    allowed: { BatchGetItem: 2, Query: 1, TransactWriteItems: 1 },
-    text: 'the same + a query and a read of the covered states',
-  },
-  'DELETE /subscriptions/{id}': { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
-  'POST /publishers': { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
-  'DELETE /publishers/{id}': { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
-  'DELETE /subscriptions': {
-    allowed: { Query: 1, TransactWriteItems: 1 },
-    text: 'per page of 25: a query + a transaction',
-  },
-  'POST /publishers/{id}/events': {
-    allowed: { TransactWriteItems: 1, Query: 6 },
-    text: 'one transaction + one query per ancestor (6)',
-  },
-};
-
-/**
  * @param {string} target DynamoDB Local endpoint
  * @returns {Promise<{ url: string, log: { op: string, read: number, write: number }[], close: () => Promise<void> }>}
  */
@@ -165,9 +131,9 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
         write += entry.write;
       }
       const dollars = read * PRICES.readRequestUnit + write * PRICES.writeRequestUnit;
-      const budget = BUDGETS[route.name];
+      const budget = route.storeBudget;
       const extra = Object.entries(byOp).reduce(
-        (n, [op, count]) => n + Math.max(0, count - (budget?.allowed[op] ?? 0)),
+        (n, [op, count]) => n + Math.max(0, count - (budget.allowed[op] ?? 0)),
         0,
       );
       const calls = Object.entries(byOp)
@@ -175,7 +141,7 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
         .join(' + ');
       const postText = posts > 0 ? ` + ${posts} POST` : '';
       print(
-        `${route.name.padEnd(33)} ${`${counted.length}: ${calls}${postText}`.padEnd(48)} ${read.toFixed(1).padStart(5)} ${write.toFixed(1).padStart(5)} ${dollars.toFixed(3).padStart(9)}  ${budget?.text ?? '?'}: ${extra} over, ${verdict('3 store calls', route.name, extra, 0)}`,
+        `${route.name.padEnd(33)} ${`${counted.length}: ${calls}${postText}`.padEnd(48)} ${read.toFixed(1).padStart(5)} ${write.toFixed(1).padStart(5)} ${dollars.toFixed(3).padStart(9)}  ${budget.text}: ${extra} over, ${verdict('3 store calls', route.name, extra, 0)}`,
       );
       print(`${''.padEnd(34)}units per request: ${perOp.join(', ')}`);
     }

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { informational, lambdaContext, median, ms, ratio, verdict } from './common.mjs';
+import { informational, lambdaContext, loadFresh, median, ms, ratio, verdict } from './common.mjs';
 
 export const SIZE_BUDGET = 1.15;
 export const START_BUDGET = 1.2;
@@ -62,8 +62,8 @@ function traceLine(result) {
 /**
  * DynamoDB Local is a JVM: until its JIT has compiled the paths a request takes (a transaction, a
  * batch read), each such request costs it several times what it costs later, and that would be
- * charged to whichever side makes more kinds of call. So every route's request runs `times` times
- * in-process first, as part 1's warm-up would have done.
+ * charged to whichever side makes more kinds of call. So every route's sample runs `times` times
+ * in-process first, handler and bare calls, as in part 1's warm-up.
  * @param {import('./routes.mjs').Route[]} routes
  * @param {import('./routes.mjs').Fixtures} fixtures
  * @param {Record<string, import('./routes.mjs').Bundle>} handlers
@@ -79,6 +79,9 @@ async function warmStore(routes, fixtures, handlers, times) {
       if (response.statusCode !== sample.expect) {
         throw new Error(`${route.name}: warm-up answered ${response.statusCode}, expected ${sample.expect}`);
       }
+      // The bare side too: it consumes what the sample seeded for it (a delete's item), which
+      // cleanup does not remove, and it warms the same paths.
+      await sample.bare();
       await sample.cleanup?.();
     }
   }
@@ -87,9 +90,21 @@ async function warmStore(routes, fixtures, handlers, times) {
 /**
  * @param {{ bundles: { name: string, file: string, bytes: number }[], routes: import('./routes.mjs').Route[],
  *   fixtures: import('./routes.mjs').Fixtures, handlers: Record<string, import('./routes.mjs').Bundle>,
- *   env: Record<string, string>, print: (line: string) => void, runs: number, warmup: number }} options
+ *   bareSdkFile: string, endpoint: string, env: Record<string, string>, print: (line: string) => void,
+ *   runs: number, warmup: number }} options
  */
-export async function coldStarts({ bundles, routes, fixtures, handlers, env, print, runs, warmup }) {
+export async function coldStarts({
+  bundles,
+  routes,
+  fixtures,
+  handlers,
+  bareSdkFile,
+  endpoint,
+  env,
+  print,
+  runs,
+  warmup,
+}) {
   const bare = bundles.find((b) => b.name === 'bareGetItem');
   const bareSubscribe = bundles.find((b) => b.name === 'bareSubscribe');
   if (!bare || !bareSubscribe) throw new Error('no bare bundle');
@@ -102,6 +117,8 @@ export async function coldStarts({ bundles, routes, fixtures, handlers, env, pri
       : `\n## 2. Cold start and bundle size (${runs} fresh processes each side per function, alternated; time = spawn → first answer)`,
   );
   if (runs > 0) {
+    const bareSdk = /** @type {any} */ (loadFresh(bareSdkFile));
+    fixtures.useBareSdk({ client: bareSdk.client(endpoint), sdk: bareSdk });
     await warmStore(routes, fixtures, handlers, warmup);
     print(`(DynamoDB Local warmed first: every route's request ${warmup} times in-process)`);
   }

@@ -51,7 +51,7 @@ export async function handlerOverhead({
     }
     const all = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };
     const roundRatios = [];
-    const count = route.fn === 'deleteAllSubscriptions' ? Math.ceil(perRound / 3) : perRound;
+    const count = Math.ceil(perRound * (route.sampleShare ?? 1));
     for (let round = 0; round < rounds; round++) {
       const times = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };
       for (let i = 0; i < count; i++) {

@@ -35,7 +35,12 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
  *   `cleanup` (untimed) removes what both sides created, so that the table every later figure
  *   reads from holds the seeded fixtures only. `sameCallsEvent` is the event of part 2's bare
  *   handler that makes the same calls (BARE_SUBSCRIBE_SOURCE in common.mjs).
- * @typedef {{ name: string, fn: string, method: string, sample: (fx: Fixtures) => Promise<Sample> }} Route
+ * @typedef {{ allowed: Record<string, number>, text: string }} StoreBudget
+ *   What issue 5 allows the route per request (part 3): DynamoDB requests by kind (anything else
+ *   fails), never a Scan.
+ * @typedef {{ name: string, fn: string, method: string, storeBudget: StoreBudget, sampleShare?: number,
+ *   sample: (fx: Fixtures) => Promise<Sample> }} Route
+ *   `sampleShare` (default 1): the fraction of part 1's samples per round the route takes.
  * @typedef {import('@aws-sdk/lib-dynamodb').DynamoDBDocumentClient} Doc
  */
 
@@ -212,6 +217,7 @@ const query = (db, input) => db.send(new sdk.QueryCommand(input));
 export const ROUTES = [
   {
     name: 'GET /health',
+    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
     fn: 'health',
     method: 'GET',
     sample: async (fx) => ({
@@ -222,6 +228,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /subscriptions/{id}',
+    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
     fn: 'getSubscription',
     method: 'GET',
     sample: async (fx) => {
@@ -241,6 +248,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /subscriptions',
+    storeBudget: { allowed: { Query: 1 }, text: 'a query (per page), no scan' },
     fn: 'listSubscriptions',
     method: 'GET',
     sample: async (fx) => ({
@@ -257,6 +265,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /{address}/CurrentState',
+    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
     fn: 'getCurrentState',
     method: 'GET',
     sample: async (fx) => {
@@ -270,6 +279,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /publishers/{id}',
+    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
     fn: 'getPublisher',
     method: 'GET',
     sample: async (fx) => {
@@ -287,6 +297,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /publishers',
+    storeBudget: { allowed: { Query: 1 }, text: 'a query (per page), no scan' },
     fn: 'listPublishers',
     method: 'GET',
     sample: async (fx) => ({
@@ -305,6 +316,7 @@ export const ROUTES = [
   subscribeRoute('inclusive'),
   {
     name: 'DELETE /subscriptions/{id}',
+    storeBudget: { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
     fn: 'deleteSubscription',
     method: 'DELETE',
     sample: async (fx) => {
@@ -333,6 +345,12 @@ export const ROUTES = [
   },
   {
     name: 'DELETE /subscriptions',
+    // Each sample seeds six subscriptions: part 1 takes a third as many per round.
+    sampleShare: 1 / 3,
+    storeBudget: {
+      allowed: { Query: 1, TransactWriteItems: 1 },
+      text: 'per page of 25: a query + a transaction',
+    },
     fn: 'deleteAllSubscriptions',
     method: 'DELETE',
     sample: async (fx) => {
@@ -371,6 +389,7 @@ export const ROUTES = [
   },
   {
     name: 'POST /publishers',
+    storeBudget: { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
     fn: 'createPublisher',
     method: 'POST',
     sample: async (fx) => {
@@ -424,6 +443,7 @@ export const ROUTES = [
   },
   {
     name: 'DELETE /publishers/{id}',
+    storeBudget: { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
     fn: 'deletePublisher',
     method: 'DELETE',
     sample: async (fx) => {
@@ -456,6 +476,10 @@ export const ROUTES = [
   },
   {
     name: 'POST /publishers/{id}/events',
+    storeBudget: {
+      allowed: { TransactWriteItems: 1, Query: 6 },
+      text: 'one transaction + one query per ancestor (6)',
+    },
     fn: 'publishEvent',
     method: 'POST',
     sample: async (fx) => {
@@ -530,6 +554,18 @@ export const ROUTES = [
 function subscribeRoute(kind) {
   return {
     name: `POST /subscriptions (${kind})`,
+    // Contract section 4 puts the 409 and the 404 before the sanity-check POST, and the POST
+    // before the write (nothing is stored when it fails), so a subscribe reads before it writes.
+    storeBudget:
+      kind === 'exact'
+        ? {
+            allowed: { BatchGetItem: 1, TransactWriteItems: 1 },
+            text: 'one transaction + sanity POST, after one read for 409/404',
+          }
+        : {
+            allowed: { BatchGetItem: 2, Query: 1, TransactWriteItems: 1 },
+            text: 'the same + a query and a read of the covered states',
+          },
     fn: 'createSubscription',
     method: 'POST',
     sample: async (fx) => {

@@ -91,8 +91,8 @@ try {
   const fixtures = new Fixtures(handlers, consumerUrl, localQueue.url);
   await bounded('seeding', 60_000, () => fixtures.seed());
 
+  const bareSdkFile = await bundleBareSdk(dir);
   if (wanted(1)) {
-    const bareSdkFile = await bundleBareSdk(dir);
     await bounded('part 1', 300_000, () =>
       handlerOverhead({
         routes: ROUTES,
@@ -114,6 +114,8 @@ try {
         routes: ROUTES,
         fixtures,
         handlers,
+        bareSdkFile,
+        endpoint: db.endpoint,
         env: { PATH: process.env.PATH ?? '', ...env },
         print,
         runs: sizesOnly ? 0 : quick ? 3 : 15,
