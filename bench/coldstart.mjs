@@ -106,8 +106,8 @@ export async function coldStarts({
   warmup,
 }) {
   const bare = bundles.find((b) => b.name === 'bareGetItem');
-  const bareSubscribe = bundles.find((b) => b.name === 'bareSubscribe');
-  if (!bare || !bareSubscribe) throw new Error('no bare bundle');
+  const bareSameCalls = bundles.find((b) => b.name === 'bareSameCalls');
+  if (!bare || !bareSameCalls) throw new Error('no bare bundle');
   const bareEvent = {};
   /** BENCH_FUNCTIONS=a,b times only those functions (a diagnostic run; the summary then covers only them). */
   const only = process.env.BENCH_FUNCTIONS?.split(',');
@@ -145,35 +145,46 @@ export async function coldStarts({
     const ours = [];
     const base = [];
     const ratios = [];
-    /** Cold starts of a bare handler making the same calls, where the route has one (subscribe). */
+    /** Where the route has a same-calls plan: its cold starts, and ours over them, pair by pair. */
     const sameCalls = [];
+    const sameCallsRatios = [];
+    let sameCallsLabel = '';
     for (let i = 0; i < runs; i++) {
       const sample = await route.sample(fixtures);
-      if (sample.sameCallsEvent) {
-        const result = await coldStart(bareSubscribe.file, sample.sameCallsEvent, env);
-        if (result.status !== 201) throw new Error(`bare subscribe: cold request answered ${result.status}`);
-        sameCalls.push(result.wallMs);
-        if (result.trace) print(`  trace same-calls ${traceLine(result)}`);
-      }
-      const pair = [];
-      // Alternate which starts first.
-      for (const side of i % 2 === 0 ? ['fn', 'bare'] : ['bare', 'fn']) {
-        const result =
+      const plan = await sample.sameCalls?.();
+      /** @type {('fn' | 'bare' | 'same')[]} */
+      const sides = plan ? ['fn', 'bare', 'same'] : ['fn', 'bare'];
+      // Alternate which starts first, so that neither side always meets a warmer machine.
+      if (i % 2 === 1) sides.reverse();
+      /** @type {Record<string, number>} */
+      const took = {};
+      for (const side of sides) {
+        const [file, event] =
           side === 'fn'
-            ? await coldStart(fn.file, sample.event, env)
-            : await coldStart(bare.file, bareEvent, env);
-        if (side === 'fn' && sample.expect !== null && result.status !== sample.expect) {
-          throw new Error(`${fn.name}: cold request answered ${result.status}, expected ${sample.expect}`);
+            ? [fn.file, sample.event]
+            : side === 'bare'
+              ? [bare.file, bareEvent]
+              : [bareSameCalls.file, plan];
+        const result = await coldStart(file, event, env);
+        const expected = side === 'fn' ? sample.expect : 200;
+        if (expected !== null && result.status !== expected) {
+          throw new Error(
+            `${side === 'fn' ? fn.name : side}: cold request answered ${result.status}, expected ${expected}`,
+          );
         }
-        pair.push([side, result.wallMs]);
+        took[side] = result.wallMs;
         if (result.trace) print(`  trace ${side} ${traceLine(result)}`);
       }
       await sample.cleanup?.();
-      const f = Number(pair.find(([s]) => s === 'fn')?.[1]);
-      const b = Number(pair.find(([s]) => s === 'bare')?.[1]);
+      const f = Number(took.fn);
       ours.push(f);
-      base.push(b);
-      ratios.push(f / b);
+      base.push(Number(took.bare));
+      ratios.push(f / Number(took.bare));
+      if (plan) {
+        sameCallsLabel = plan.label;
+        sameCalls.push(Number(took.same));
+        sameCallsRatios.push(f / Number(took.same));
+      }
     }
     const start = median(ratios);
     print(
@@ -182,7 +193,7 @@ export async function coldStarts({
     if (sameCalls.length > 0) {
       const figure = `${fn.name} vs a bare handler making the same calls`;
       print(
-        `${'  same calls, bare (BatchGetItem + POST + TransactWriteItems)'.padEnd(65)} ${ms(median(sameCalls)).padEnd(22)} ${ratio(median(ours) / median(sameCalls))} ${informational('2 cold start', figure)}`,
+        `${`  same calls, bare: ${sameCallsLabel}`.padEnd(65)} ${ms(median(sameCalls)).padEnd(22)} ${ratio(median(sameCallsRatios))} ${informational('2 cold start', figure)}`,
       );
     }
   }

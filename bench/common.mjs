@@ -68,34 +68,31 @@ export const handler = async () => {
 `;
 
 /**
- * Informational beside part 2: a bare handler making the same calls as the first subscribe to a
- * publisher's address (a consistent BatchGetItem, the sanity-check POST, the transaction), so
- * that the cold start of createSubscription can be told apart from the cost of the calls
- * themselves. The keys come in the event, computed as the service computes them.
+ * Informational beside part 2: a bare handler that makes the calls a route's first request makes
+ * — the same SDK commands with the same keys, and the same POSTs — and nothing else, so that a
+ * route's cold start can be told apart from the cost of the calls themselves. The parent builds
+ * the plan (the event): steps run one after another, the calls of an `all` step together.
+ * @typedef {{ command: 'Get' | 'BatchGet' | 'Query' | 'TransactWrite', input: Record<string, unknown> } | { post: string, body: string }} PlanCall
+ * @typedef {{ label: string, steps: (PlanCall | { all: PlanCall[] })[] }} SameCallsPlan
  */
-export const BARE_SUBSCRIBE_SOURCE = `import http from 'node:http';
+export const BARE_SAME_CALLS_SOURCE = `import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
+const COMMANDS = { Get: GetCommand, BatchGet: BatchGetCommand, Query: QueryCommand, TransactWrite: TransactWriteCommand };
+const agent = new http.Agent({ keepAlive: true });
 const post = (url, body) => new Promise((resolve, reject) => {
-  const request = http.request(url, { method: 'POST', headers: { 'content-type': 'application/json' } }, (response) => {
+  const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json' } }, (response) => {
     response.resume();
     response.on('end', () => resolve(response.statusCode));
   });
   request.on('error', reject);
   request.end(body);
 });
-export const handler = async ({ subscription, state, item, cursor, counter }) => {
-  const T = process.env.TABLE_NAME;
-  const read = await client.send(new BatchGetCommand({ RequestItems: { [T]: { Keys: [subscription, state], ConsistentRead: true } } }));
-  const current = read.Responses?.[T]?.find((found) => found.sk === 'STATE');
-  await post(item.endpointUri, current?.event);
-  await client.send(new TransactWriteCommand({ TransactItems: [
-    { Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } },
-    { Update: { TableName: T, Key: counter, UpdateExpression: 'ADD n :delta', ExpressionAttributeValues: { ':delta': 1 } } },
-    { Put: { TableName: T, Item: { ...cursor, deliveredTimeKey: current?.timeKey } } },
-  ] }));
-  return { statusCode: 201 };
+const call = (c) => (c.post ? post(c.post, c.body) : client.send(new COMMANDS[c.command](c.input)));
+export const handler = async ({ steps }) => {
+  for (const step of steps) await (step.all ? Promise.all(step.all.map(call)) : call(step));
+  return { statusCode: 200 };
 };
 `;
 
@@ -117,12 +114,12 @@ export async function bundleAll(outDir) {
   const { functions } = serverlessConfig();
   const bareSource = join(outDir, 'bare-handler.mjs');
   writeFileSync(bareSource, BARE_HANDLER_SOURCE);
-  const bareSubscribe = join(outDir, 'bare-subscribe.mjs');
-  writeFileSync(bareSubscribe, BARE_SUBSCRIBE_SOURCE);
+  const bareSameCalls = join(outDir, 'bare-same-calls.mjs');
+  writeFileSync(bareSameCalls, BARE_SAME_CALLS_SOURCE);
   const entries = [
     ...Object.entries(functions),
     ['bareGetItem', bareSource],
-    ['bareSubscribe', bareSubscribe],
+    ['bareSameCalls', bareSameCalls],
   ];
   return Promise.all(
     entries.map(async ([name = '', entry = '']) => {

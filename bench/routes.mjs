@@ -31,10 +31,12 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
 
 /**
  * @typedef {{ handler: (event: unknown, context: unknown) => Promise<any> }} Bundle
- * @typedef {{ event: unknown, expect: number, bare: () => Promise<unknown>, cleanup?: () => Promise<unknown>, sameCallsEvent?: unknown }} Sample
+ * @typedef {{ event: unknown, expect: number, bare: () => Promise<unknown>, cleanup?: () => Promise<unknown>,
+ *   sameCalls?: () => Promise<import('./common.mjs').SameCallsPlan> }} Sample
  *   `cleanup` (untimed) removes what both sides created, so that the table every later figure
- *   reads from holds the seeded fixtures only. `sameCallsEvent` is the event of part 2's bare
- *   handler that makes the same calls (BARE_SUBSCRIBE_SOURCE in common.mjs).
+ *   reads from holds the seeded fixtures only. `sameCalls`, for a route whose first request
+ *   makes more than one call, seeds what they need and gives part 2's bare handler that makes
+ *   them (BARE_SAME_CALLS_SOURCE in common.mjs).
  * @typedef {{ allowed: Record<string, number>, text: string }} StoreBudget
  *   What issue 5 allows the route per request (part 3): DynamoDB requests by kind (anything else
  *   fails), never a Scan.
@@ -185,6 +187,52 @@ const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
     UpdateExpression: 'ADD n :delta',
     ExpressionAttributeValues: { ':delta': delta },
   },
+});
+
+/**
+ * The publish transaction: remember (source, id), make the event the current state if the
+ * publisher exists, the source fits and the event is not older.
+ * @param {string} publisherId @param {{ id: string, source: string, time: string }} event @param {Date} acceptedAt
+ */
+const acceptEvent = (publisherId, event, acceptedAt) => ({
+  TransactItems: [
+    {
+      Put: {
+        TableName: T,
+        Item: {
+          ...keys.acceptedEvent(publisherId, event.source, event.id),
+          expiresAt: Math.floor(acceptedAt.getTime() / 1000) + 604800,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    {
+      Update: {
+        TableName: T,
+        Key: keys.publisherState(publisherId),
+        UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
+        ConditionExpression:
+          'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+        ExpressionAttributeNames: { '#event': 'event' },
+        ExpressionAttributeValues: {
+          ':event': JSON.stringify(event),
+          ':source': event.source,
+          ':timeKey': event.time,
+          ':acceptedAt': acceptedAt.toISOString(),
+        },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+  ],
+});
+
+/** @param {{ id: string, address: string }} publisher @param {unknown} event @param {Date} acceptedAt */
+const fanOutMessage = (publisher, event, acceptedAt) => ({
+  kind: 'fan-out',
+  publisherId: publisher.id,
+  resourceAddress: publisher.address,
+  event,
+  acceptedAt: acceptedAt.toISOString(),
 });
 
 /** A subscription delete as the store writes it: only its owner's, only if it exists. */
@@ -364,6 +412,35 @@ export const ROUTES = [
       return {
         event: httpApiEvent({ method: 'DELETE', path: '/subscriptions', principal: mine }),
         expect: 204,
+        sameCalls: async () => {
+          const owner = arn(unique('all'));
+          const ids = [];
+          for (let i = 0; i < 3; i++) ids.push((await fx.subscription(owner, address)).id);
+          return {
+            label: 'Query + TransactWriteItems',
+            steps: [
+              {
+                command: 'Query',
+                input: {
+                  TableName: T,
+                  IndexName: 'byList',
+                  KeyConditionExpression: 'listPk = :pk',
+                  ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
+                  Limit: 25,
+                },
+              },
+              {
+                command: 'TransactWrite',
+                input: {
+                  TransactItems: [
+                    ...ids.map((id) => ownedDelete(id, owner)),
+                    countBy('subscriptions', -ids.length),
+                  ],
+                },
+              },
+            ],
+          };
+        },
         bare: async () => {
           const page = await query(fx.db, {
             TableName: T,
@@ -496,49 +573,38 @@ export const ROUTES = [
           body,
         }),
         expect: 202,
+        // A cold instance does not know the publisher's address yet: it reads it alongside the
+        // transaction, then enqueues.
+        sameCalls: async () => {
+          const event = lockStateEvent(bare.node, nextTime());
+          const acceptedAt = new Date();
+          return {
+            label: '(GetItem ∥ TransactWriteItems) + enqueue POST',
+            steps: [
+              {
+                all: [
+                  {
+                    command: 'Get',
+                    input: { TableName: T, Key: keys.publisher(bare.id), ConsistentRead: true },
+                  },
+                  { command: 'TransactWrite', input: acceptEvent(bare.id, event, acceptedAt) },
+                ],
+              },
+              {
+                post: `${fx.queueUrl}/queues/fan-out/messages`,
+                body: JSON.stringify({
+                  messages: [{ body: JSON.stringify(fanOutMessage(bare, event, acceptedAt)) }],
+                }),
+              },
+            ],
+          };
+        },
         bare: async () => {
           // A warm publish: the handler knows the publisher's address from an earlier request.
           const acceptedAt = new Date();
-          await fx.db.send(
-            new sdk.TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      ...keys.acceptedEvent(bare.id, bareEvent.source, bareEvent.id),
-                      expiresAt: Math.floor(acceptedAt.getTime() / 1000) + 604800,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                {
-                  Update: {
-                    TableName: T,
-                    Key: keys.publisherState(bare.id),
-                    UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
-                    ConditionExpression:
-                      'attribute_exists(pk) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
-                    ExpressionAttributeNames: { '#event': 'event' },
-                    ExpressionAttributeValues: {
-                      ':event': JSON.stringify(bareEvent),
-                      ':timeKey': bareEvent.time,
-                      ':acceptedAt': acceptedAt.toISOString(),
-                    },
-                    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-                  },
-                },
-              ],
-            }),
-          );
+          await fx.db.send(new sdk.TransactWriteCommand(acceptEvent(bare.id, bareEvent, acceptedAt)));
           // The ancestor queries happen later, in the fan-out function; the request enqueues once.
-          await fx.enqueue('fan-out', {
-            kind: 'fan-out',
-            publisherId: bare.id,
-            resourceAddress: bare.address,
-            event: bareEvent,
-            acceptedAt: acceptedAt.toISOString(),
-          });
+          await fx.enqueue('fan-out', fanOutMessage(bare, bareEvent, acceptedAt));
         },
       };
     },
@@ -579,24 +645,65 @@ function subscribeRoute(kind) {
       return {
         event: httpApiEvent({ method: 'POST', path: '/subscriptions', body: mine, principal }),
         expect: 201,
-        sameCallsEvent:
+        sameCalls:
           kind === 'exact'
-            ? {
-                subscription: keys.subscription(sameCallsId),
-                state: keys.publisherState(publisherIdFor(address)),
-                item: {
-                  ...keys.subscription(sameCallsId),
-                  ...keys.subscriptionByAddress(address, principal, sameCallsId),
-                  listPk: keys.subscriptionsOf(principal),
-                  listSk: `${createdAt}#${sameCallsId}`,
-                  id: sameCallsId,
-                  resourceAddress: address,
-                  endpointUri: sameCalls.EndpointUri,
-                  owner: principal,
-                  createdAt,
-                },
-                cursor: { ...keys.deliveryCursor(sameCallsId, address), expiresAt: 0 },
-                counter: keys.counterShard('subscriptions'),
+            ? async () => {
+                const event = lockStateEvent(fx.reading?.node ?? '', nextTime());
+                return {
+                  label: 'BatchGetItem + sanity POST + TransactWriteItems',
+                  steps: [
+                    {
+                      command: 'BatchGet',
+                      input: {
+                        RequestItems: {
+                          [T]: {
+                            Keys: [
+                              keys.subscription(sameCallsId),
+                              keys.publisherState(publisherIdFor(address)),
+                            ],
+                            ConsistentRead: true,
+                          },
+                        },
+                      },
+                    },
+                    { post: sameCalls.EndpointUri, body: JSON.stringify(event) },
+                    {
+                      command: 'TransactWrite',
+                      input: {
+                        TransactItems: [
+                          {
+                            Put: {
+                              TableName: T,
+                              Item: {
+                                ...keys.subscription(sameCallsId),
+                                ...keys.subscriptionByAddress(address, principal, sameCallsId),
+                                listPk: keys.subscriptionsOf(principal),
+                                listSk: `${createdAt}#${sameCallsId}`,
+                                id: sameCallsId,
+                                resourceAddress: address,
+                                endpointUri: sameCalls.EndpointUri,
+                                owner: principal,
+                                createdAt,
+                              },
+                              ConditionExpression: 'attribute_not_exists(pk)',
+                            },
+                          },
+                          countBy('subscriptions', 1),
+                          {
+                            Put: {
+                              TableName: T,
+                              Item: {
+                                ...keys.deliveryCursor(sameCallsId, address),
+                                deliveredTimeKey: event.time,
+                                expiresAt: 0,
+                              },
+                            },
+                          },
+                        ],
+                      },
+                    },
+                  ],
+                };
               }
             : undefined,
         cleanup: async () => {
