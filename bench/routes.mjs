@@ -235,6 +235,46 @@ const fanOutMessage = (publisher, event, acceptedAt) => ({
   acceptedAt: acceptedAt.toISOString(),
 });
 
+/**
+ * The subscribe transaction as the store writes it: the subscription (only if absent), the
+ * counter, and the delivery cursor of the state the sanity check POSTed.
+ * @param {{ id: string, principal: string, address: string, endpoint: string, createdAt: string,
+ *   state: { address: string, timeKey: unknown, event: { source: string, id: string } } }} s
+ */
+const subscribeTransaction = ({ id, principal, address, endpoint, createdAt, state }) => ({
+  TransactItems: [
+    {
+      Put: {
+        TableName: T,
+        Item: {
+          ...keys.subscription(id),
+          ...keys.subscriptionByAddress(address, principal, id),
+          listPk: keys.subscriptionsOf(principal),
+          listSk: `${createdAt}#${id}`,
+          id,
+          resourceAddress: address,
+          endpointUri: endpoint,
+          owner: principal,
+          createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      },
+    },
+    countBy('subscriptions', 1),
+    {
+      Put: {
+        TableName: T,
+        Item: {
+          ...keys.deliveryCursor(id, state.address),
+          deliveredTimeKey: state.timeKey,
+          deliveredEvent: `${state.event.source}#${state.event.id}`,
+          expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
+        },
+      },
+    },
+  ],
+});
+
 /** A subscription delete as the store writes it: only its owner's, only if it exists. */
 const ownedDelete = (/** @type {string} */ id, /** @type {string} */ principal) => ({
   Delete: {
@@ -669,38 +709,14 @@ function subscribeRoute(kind) {
                     { post: sameCalls.EndpointUri, body: JSON.stringify(event) },
                     {
                       command: 'TransactWrite',
-                      input: {
-                        TransactItems: [
-                          {
-                            Put: {
-                              TableName: T,
-                              Item: {
-                                ...keys.subscription(sameCallsId),
-                                ...keys.subscriptionByAddress(address, principal, sameCallsId),
-                                listPk: keys.subscriptionsOf(principal),
-                                listSk: `${createdAt}#${sameCallsId}`,
-                                id: sameCallsId,
-                                resourceAddress: address,
-                                endpointUri: sameCalls.EndpointUri,
-                                owner: principal,
-                                createdAt,
-                              },
-                              ConditionExpression: 'attribute_not_exists(pk)',
-                            },
-                          },
-                          countBy('subscriptions', 1),
-                          {
-                            Put: {
-                              TableName: T,
-                              Item: {
-                                ...keys.deliveryCursor(sameCallsId, address),
-                                deliveredTimeKey: event.time,
-                                expiresAt: 0,
-                              },
-                            },
-                          },
-                        ],
-                      },
+                      input: subscribeTransaction({
+                        id: sameCallsId,
+                        principal,
+                        address,
+                        endpoint: sameCalls.EndpointUri,
+                        createdAt,
+                        state: { address, timeKey: event.time, event },
+                      }),
                     },
                   ],
                 };
@@ -730,41 +746,17 @@ function subscribeRoute(kind) {
           }
           const event = JSON.parse(String(state?.event));
           await fx.sanityPost(bare.EndpointUri, event);
-          const createdAt = new Date().toISOString();
           await fx.db.send(
-            new sdk.TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      ...key,
-                      ...keys.subscriptionByAddress(address, principal, id),
-                      listPk: keys.subscriptionsOf(principal),
-                      listSk: `${createdAt}#${id}`,
-                      id,
-                      resourceAddress: address,
-                      endpointUri: bare.EndpointUri,
-                      owner: principal,
-                      createdAt,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                countBy('subscriptions', 1),
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      ...keys.deliveryCursor(id, String(state?.resourceAddress)),
-                      deliveredTimeKey: state?.timeKey,
-                      deliveredEvent: `${event.source}#${event.id}`,
-                      expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
-                    },
-                  },
-                },
-              ],
-            }),
+            new sdk.TransactWriteCommand(
+              subscribeTransaction({
+                id,
+                principal,
+                address,
+                endpoint: bare.EndpointUri,
+                createdAt: new Date().toISOString(),
+                state: { address: String(state?.resourceAddress), timeKey: state?.timeKey, event },
+              }),
+            ),
           );
         },
       };
