@@ -227,7 +227,7 @@ export async function bounded(
 /** The environment the handlers read (serverless.yml provider.environment, local stage). */
 export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */ localQueueUrl) {
   return {
-    // Publishing enqueues: the local queue of npm start, not polled here (nothing is delivered).
+    // Publishing enqueues: the local queue of npm start (run.mjs does not poll it, fanout.mjs does).
     LOCAL_QUEUE_URL: localQueueUrl,
     SERVICE_NAME: 'ocloud-notifications',
     SERVICE_VERSION: '0.1.0',
@@ -286,9 +286,13 @@ export function httpApiEvent({ principal = 'arn:aws:iam::123456789012:user/bench
 /** @returns {import('aws-lambda').Context} */
 export const lambdaContext = () => support.lambdaContext();
 
-/** A valid PTP lock-state event for the node `node` (an address prefix). */
-export const lockStateEvent = (/** @type {string} */ node, /** @type {string} */ time) =>
-  support.lockStateEvent({ node, time });
+/**
+ * A valid PTP lock-state event for the node `node` (an address prefix); HOLDOVER unless `value`.
+ * @param {string} node
+ * @param {string} time
+ * @param {'LOCKED' | 'HOLDOVER' | 'FREERUN'} [value]
+ */
+export const lockStateEvent = (node, time, value) => support.lockStateEvent({ node, time, value });
 
 /**
  * The table's keys as lib/store/keys.ts builds them; the baselines restate the store's commands,
