@@ -96,6 +96,23 @@ export const handler = async ({ steps }) => {
 };
 `;
 
+/**
+ * Listens on a free port of 127.0.0.1.
+ * @param {import('node:net').Server} server
+ * @returns {Promise<{ port: number, url: string }>} the port and `http://127.0.0.1:<port>`
+ */
+export function listenLocal(server) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      resolve({ port, url: `http://127.0.0.1:${port}` });
+    });
+  });
+}
+
 /** A temp dir inside the project (so bare sources resolve node_modules), removed on exit. */
 export function workDir() {
   const base = join(PROJECT_DIR, 'bench', '.work');

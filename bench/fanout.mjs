@@ -22,6 +22,7 @@ import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
 import {
   esbuildOptions,
   handlerEnv,
+  listenLocal,
   lockStateEvent,
   median,
   quantile,
@@ -62,11 +63,9 @@ async function startSink() {
     });
   });
   server.keepAliveTimeout = 5000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const { url } = await listenLocal(server);
   return {
-    url: (/** @type {string} */ path) => `http://127.0.0.1:${port}${path}`,
+    url: (/** @type {string} */ path) => `${url}${path}`,
     count: (/** @type {string} */ kind) => arrivals.get(kind)?.length ?? 0,
     distinct: (/** @type {string} */ kind) =>
       [...paths].filter((path) => path.startsWith(`/${kind}/`)).length,
