@@ -14,11 +14,21 @@ export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const BASE_PATH = '/api/ocloudNotifications/v2';
 export const TABLE_NAME = 'ocloud-notifications-bench';
 
+/** @type {{ esbuild: Record<string, unknown>, functions: Record<string, string> } | undefined} */
+let loadedConfig;
+
 /**
  * serverless.yml `custom.esbuild` and the handlers of `functions:`, read from the file itself so
- * that the bench bundles exactly as `serverless package` does.
+ * that the bench bundles exactly as `serverless package` does. Read once per process: every
+ * esbuildOptions() call asks for it. Treat the result as read-only.
+ * @returns {{ esbuild: Record<string, unknown>, functions: Record<string, string> }}
  */
 export function serverlessConfig() {
+  loadedConfig ??= readServerlessConfig();
+  return loadedConfig;
+}
+
+function readServerlessConfig() {
   const text = readFileSync(join(PROJECT_DIR, 'serverless.yml'), 'utf8');
   const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*#.*\n)+)/.exec(text)?.[1] ?? '';
   /** @type {Record<string, unknown>} */
