@@ -8,7 +8,7 @@
 import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { keys, publisherIdFor } from './common.mjs';
+import { keys, listenLocal, publisherIdFor } from './common.mjs';
 
 const BASE = '/api/ocloudNotifications/v2';
 const db = DynamoDBDocumentClient.from(
@@ -39,8 +39,6 @@ const server = http.createServer(async (req, res) => {
   }
 });
 server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  const address = server.address();
-  process.stdout.write(`@@port ${typeof address === 'object' && address ? address.port : 0}\n`);
-});
 process.on('SIGTERM', () => process.exit(0));
+const { port } = await listenLocal(server);
+process.stdout.write(`@@port ${port}\n`);

@@ -6,7 +6,7 @@
  * the SDK's CRC32 check still holds). The handlers' code is not touched.
  */
 import http from 'node:http';
-import { lambdaContext, loadFresh, verdict } from './common.mjs';
+import { lambdaContext, listenLocal, loadFresh, verdict } from './common.mjs';
 
 /** us-east-1 on-demand prices, USD per million request units (since 1 Nov 2024). */
 export const PRICES = { writeRequestUnit: 0.625, readRequestUnit: 0.125 };
@@ -66,11 +66,9 @@ export async function countingProxy(target) {
       forward.end(body);
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const { url } = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
     log,
     close: () => {
       agent.destroy();

@@ -14,11 +14,21 @@ export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const BASE_PATH = '/api/ocloudNotifications/v2';
 export const TABLE_NAME = 'ocloud-notifications-bench';
 
+/** @type {{ esbuild: Record<string, unknown>, functions: Record<string, string> } | undefined} */
+let loadedConfig;
+
 /**
  * serverless.yml `custom.esbuild` and the handlers of `functions:`, read from the file itself so
- * that the bench bundles exactly as `serverless package` does.
+ * that the bench bundles exactly as `serverless package` does. Read once per process: every
+ * esbuildOptions() call asks for it. Treat the result as read-only.
+ * @returns {{ esbuild: Record<string, unknown>, functions: Record<string, string> }}
  */
 export function serverlessConfig() {
+  loadedConfig ??= readServerlessConfig();
+  return loadedConfig;
+}
+
+function readServerlessConfig() {
   const text = readFileSync(join(PROJECT_DIR, 'serverless.yml'), 'utf8');
   const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*#.*\n)+)/.exec(text)?.[1] ?? '';
   /** @type {Record<string, unknown>} */
@@ -95,6 +105,23 @@ export const handler = async ({ steps }) => {
   return { statusCode: 200 };
 };
 `;
+
+/**
+ * Listens on a free port of 127.0.0.1.
+ * @param {import('node:net').Server} server
+ * @returns {Promise<{ port: number, url: string }>} the port and `http://127.0.0.1:<port>`
+ */
+export function listenLocal(server) {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      resolve({ port, url: `http://127.0.0.1:${port}` });
+    });
+  });
+}
 
 /** A temp dir inside the project (so bare sources resolve node_modules), removed on exit. */
 export function workDir() {
@@ -227,7 +254,7 @@ export async function bounded(
 /** The environment the handlers read (serverless.yml provider.environment, local stage). */
 export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */ localQueueUrl) {
   return {
-    // Publishing enqueues: the local queue of npm start, not polled here (nothing is delivered).
+    // Publishing enqueues: the local queue of npm start (run.mjs does not poll it, fanout.mjs does).
     LOCAL_QUEUE_URL: localQueueUrl,
     SERVICE_NAME: 'ocloud-notifications',
     SERVICE_VERSION: '0.1.0',
@@ -286,9 +313,13 @@ export function httpApiEvent({ principal = 'arn:aws:iam::123456789012:user/bench
 /** @returns {import('aws-lambda').Context} */
 export const lambdaContext = () => support.lambdaContext();
 
-/** A valid PTP lock-state event for the node `node` (an address prefix). */
-export const lockStateEvent = (/** @type {string} */ node, /** @type {string} */ time) =>
-  support.lockStateEvent({ node, time });
+/**
+ * A valid PTP lock-state event for the node `node` (an address prefix); HOLDOVER unless `value`.
+ * @param {string} node
+ * @param {string} time
+ * @param {'LOCKED' | 'HOLDOVER' | 'FREERUN'} [value]
+ */
+export const lockStateEvent = (node, time, value) => support.lockStateEvent({ node, time, value });
 
 /**
  * The table's keys as lib/store/keys.ts builds them; the baselines restate the store's commands,

@@ -14,27 +14,30 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
+import {
+  esbuildOptions,
+  handlerEnv,
+  listenLocal,
+  lockStateEvent,
+  median,
+  quantile,
+  TABLE_NAME,
+  workDir,
+} from './common.mjs';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
 const EVENTS = Number(process.env.EVENTS || 40);
 const SINK_CONCURRENCY = 64; // the sender's agent keeps at most 64 sockets per host
 const DEADLINE_MS = 10 * 60_000;
-const TABLE = 'bench-fanout';
+const LOCK_STATES = /** @type {const} */ (['HOLDOVER', 'FREERUN', 'LOCKED']);
 
 const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** @param {number[]} values @param {number} p */
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
 
 /** A sink that answers 204, or never answers on /hang; it records arrival times per path prefix. */
 async function startSink() {
@@ -60,11 +63,9 @@ async function startSink() {
     });
   });
   server.keepAliveTimeout = 5000;
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const { url } = await listenLocal(server);
   return {
-    url: (/** @type {string} */ path) => `http://127.0.0.1:${port}${path}`,
+    url: (/** @type {string} */ path) => `${url}${path}`,
     count: (/** @type {string} */ kind) => arrivals.get(kind)?.length ?? 0,
     distinct: (/** @type {string} */ kind) =>
       [...paths].filter((path) => path.startsWith(`/${kind}/`)).length,
@@ -113,28 +114,17 @@ async function main() {
   });
   const realLog = console.log;
   try {
-    await ensureTable({ endpoint: db.endpoint, tableName: TABLE });
+    await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     Object.assign(process.env, {
-      TABLE_NAME: TABLE,
-      AWS_ENDPOINT_URL_DYNAMODB: db.endpoint,
-      AWS_REGION: 'us-east-1',
-      AWS_ACCESS_KEY_ID: 'local',
-      AWS_SECRET_ACCESS_KEY: 'local',
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      ...handlerEnv(db.endpoint, queue.url),
       AWS_EMF_ENVIRONMENT: 'Local',
-      STAGE: 'local',
       LOG_LEVEL: 'error',
-      LOCAL_QUEUE_URL: queue.url,
     });
-    const outfile = join(tmpdir(), `ocloud-bench-${randomUUID()}.cjs`);
+    const outfile = join(workDir(), 'fanout-entry.cjs');
     await build({
+      ...esbuildOptions(),
       entryPoints: [fileURLToPath(new URL('./entry.ts', import.meta.url))],
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node20',
       outfile,
-      logLevel: 'error',
     });
     const lib = createRequire(import.meta.url)(outfile);
     console.log = () => undefined; // the handlers' embedded metrics, one line per invocation
@@ -145,7 +135,8 @@ async function main() {
     );
 
     // --- 10,000 subscribers of one address -------------------------------------------------
-    const address = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1/sync/ptp-status/lock-state`;
+    const node = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1`;
+    const address = `${node}/sync/ptp-status/lock-state`;
     const publisher = await lib.publishers().register({ ResourceAddress: address });
     const publisherId = publisher.publisher.id;
     const seeding = Date.now();
@@ -160,7 +151,7 @@ async function main() {
     );
     print(`seeded ${SUBSCRIBERS} subscriptions in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
 
-    const event = lockEvent(address, 'HOLDOVER');
+    const event = lockStateEvent(node, new Date().toISOString(), 'HOLDOVER');
     const started = Date.now();
     const result = await lib.publish().publish(publisherId, event);
     const publishMs = Date.now() - started;
@@ -211,7 +202,7 @@ async function main() {
       /** @type {Array<{ id: string, acceptedAt: number }>} */
       const sent = [];
       for (let i = 0; i < EVENTS; i++) {
-        const e = lockEvent(lockAddress, ['HOLDOVER', 'FREERUN', 'LOCKED'][i % 3] ?? 'LOCKED');
+        const e = lockStateEvent(node, new Date().toISOString(), LOCK_STATES[i % 3]);
         const acceptedAt = Date.now();
         await lib.publish().publish(id, e);
         sent.push({ id: e.id, acceptedAt });
@@ -223,7 +214,7 @@ async function main() {
       const latencies = sent
         .filter((s) => sink.fast.has(s.id))
         .map((s) => (sink.fast.get(s.id) ?? 0) - s.acceptedAt);
-      return { delivered: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+      return { delivered: latencies.length, p50: median(latencies), p99: quantile(latencies, 0.99) };
     };
     const alone = await latencyRun(false);
     const besideHanging = await latencyRun(true);
@@ -241,21 +232,6 @@ async function main() {
     await sink.close();
     await db.stop();
   }
-}
-
-/** @param {string} address @param {string} value */
-function lockEvent(address, value) {
-  return {
-    id: randomUUID(),
-    specversion: '1.0',
-    source: '/sync/ptp-status/lock-state',
-    type: 'event.sync.ptp-status.ptp-state-change',
-    time: new Date().toISOString(),
-    data: {
-      version: '1.0',
-      values: [{ data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value }],
-    },
-  };
 }
 
 main().then(

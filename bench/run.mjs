@@ -20,6 +20,7 @@ import {
   bundleAll,
   bundleBareSdk,
   handlerEnv,
+  listenLocal,
   loadFresh,
   TABLE_NAME,
   verdicts,
@@ -79,9 +80,7 @@ try {
     req.on('end', () => res.writeHead(204).end());
   });
   consumer.keepAliveTimeout = 60_000;
-  await new Promise((resolve) => consumer?.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const consumerAddress = consumer.address();
-  const consumerUrl = `http://127.0.0.1:${typeof consumerAddress === 'object' && consumerAddress ? consumerAddress.port : 0}/events`;
+  const consumerUrl = `${(await listenLocal(consumer)).url}/events`;
 
   const dir = workDir();
   const bundles = await bounded('bundling', 120_000, () => bundleAll(dir));
