@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { deliveryMessage } from '../../lib/delivery/messages';
-import { createNetworkPolicy } from '../../lib/delivery/network-policy';
+import { createNetworkPolicy, type NetworkPolicyMode } from '../../lib/delivery/network-policy';
 import { parseTime } from '../../lib/domain/event';
 import { deliveryStore, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
@@ -14,6 +14,16 @@ beforeAll(async () => {
   consumer = await startConsumer();
 });
 afterAll(() => consumer.close());
+
+/** A Deliverer with the given network policy and the same other settings in every test. */
+function delivererWith(mode: NetworkPolicyMode): Deliverer {
+  return new Deliverer(deliveryStore(), createNetworkPolicy({ mode }), {
+    timeoutMs: 2000,
+    userAgent: 'test/1',
+    retryWindowMs: 3_600_000,
+    backoff: { baseMs: 1000, maxMs: 300_000 },
+  });
+}
 
 it('dead-letters at once, without sending, when the endpoint is refused by the network policy', async () => {
   const address = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
@@ -26,12 +36,7 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
     createdAt: new Date().toISOString(),
   };
   await subscriptionStore().createSubscription(subscription);
-  const strict = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'public-only' }), {
-    timeoutMs: 2000,
-    userAgent: 'test/1',
-    retryWindowMs: 3_600_000,
-    backoff: { baseMs: 1000, maxMs: 300_000 },
-  });
+  const strict = delivererWith('public-only');
   const event = eventAt(address, LOCK_STATE, 'HOLDOVER') as Parameters<typeof deliveryMessage>[1]['event'];
   const message = deliveryMessage(
     subscription,
@@ -47,12 +52,7 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
   expect(consumer.received).toEqual([]);
   // The lease was freed: the next event for the pair is not held up.
   const next = deliveryMessage(subscription, { ...message, event: { ...event, id: 'next' } }, new Date());
-  const allowed = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-    timeoutMs: 2000,
-    userAgent: 'test/1',
-    retryWindowMs: 3_600_000,
-    backoff: { baseMs: 1000, maxMs: 300_000 },
-  });
+  const allowed = delivererWith('allow-private');
   expect(await allowed.attempt(next, 1)).toMatchObject({ kind: 'delivered' });
 });
 
@@ -77,12 +77,7 @@ it('does not send again the event a new subscription got as its initial notifica
     event,
     acceptedAt: new Date().toISOString(),
   };
-  const deliverer = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-    timeoutMs: 2000,
-    userAgent: 'test/1',
-    retryWindowMs: 3_600_000,
-    backoff: { baseMs: 1000, maxMs: 300_000 },
-  });
+  const deliverer = delivererWith('allow-private');
   const before = consumer.received.length;
   const result = await deliverer.attempt(deliveryMessage(subscription, accepted, new Date()), 1);
   expect(result).toEqual({ kind: 'dropped', why: 'superseded', failed: false });

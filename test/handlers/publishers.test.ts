@@ -7,6 +7,7 @@ import {
   expectJson,
   expectNoContent,
   expectProblem,
+  expectSubscriptionInfo,
   freshNode,
   LOCK_STATE,
   lockStatePublisher,
@@ -28,16 +29,11 @@ describe('POST /publishers', () => {
     });
 
     const record = expectJson<SubscriptionInfo>(response, 201);
-    expect(Object.keys(record).sort()).toEqual([
-      'EndpointUri',
-      'ResourceAddress',
-      'SubscriptionId',
-      'UriLocation',
-    ]);
-    expect(record.SubscriptionId).toMatch(UUID_V4);
-    expect(record.UriLocation).toBe(`${PUBLIC_BASE}/publishers/${record.SubscriptionId}`);
-    expect(record.ResourceAddress).toBe(address);
-    expect(record.EndpointUri).toBe('http://127.0.0.1:9/producer');
+    expectSubscriptionInfo(record, {
+      collection: 'publishers',
+      ResourceAddress: address,
+      EndpointUri: 'http://127.0.0.1:9/producer',
+    });
     expect(response.headers.location).toBe(record.UriLocation);
   });
 

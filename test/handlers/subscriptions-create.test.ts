@@ -9,17 +9,16 @@ import {
   eventFor,
   expectJson,
   expectProblem,
+  expectSubscriptionInfo,
   freshNode,
   LOCK_STATE,
   lockStatePublisher,
   MAX_BODY_BYTES,
-  PUBLIC_BASE,
   publishAccepted,
   registerPublisher,
   type SubscriptionInfo,
   SYNC_STATE,
   settle,
-  UUID_V4,
 } from './api';
 
 const startConsumer = trackConsumers();
@@ -43,16 +42,11 @@ describe('POST /subscriptions — 201 Created', () => {
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
     const info = expectJson<SubscriptionInfo>(response, 201);
-    expect(Object.keys(info).sort()).toEqual([
-      'EndpointUri',
-      'ResourceAddress',
-      'SubscriptionId',
-      'UriLocation',
-    ]);
-    expect(info.SubscriptionId).toMatch(UUID_V4);
-    expect(info.UriLocation).toBe(`${PUBLIC_BASE}/subscriptions/${info.SubscriptionId}`);
-    expect(info.ResourceAddress).toBe(address);
-    expect(info.EndpointUri).toBe(consumer.url);
+    expectSubscriptionInfo(info, {
+      collection: 'subscriptions',
+      ResourceAddress: address,
+      EndpointUri: consumer.url,
+    });
     expect(response.headers.location).toBe(info.UriLocation);
     expect(expectJson(await api.getSubscription(info.SubscriptionId), 200)).toEqual(info);
   });
@@ -89,14 +83,7 @@ describe('POST /subscriptions — 201 Created', () => {
 
     const info = expectJson<SubscriptionInfo>(response, 201);
     expect(info.SubscriptionId).not.toBe(forcedId);
-    expect(info.SubscriptionId).toMatch(UUID_V4);
-    expect(info.UriLocation).toBe(`${PUBLIC_BASE}/subscriptions/${info.SubscriptionId}`);
-    expect(Object.keys(info).sort()).toEqual([
-      'EndpointUri',
-      'ResourceAddress',
-      'SubscriptionId',
-      'UriLocation',
-    ]);
+    expectSubscriptionInfo(info, { collection: 'subscriptions' });
     expectProblem(await api.getSubscription(forcedId), 404);
   });
 

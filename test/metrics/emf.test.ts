@@ -1,29 +1,16 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler as createPublisher } from '../../functions/create-publisher';
-import { handler as createSubscription } from '../../functions/create-subscription';
-import { handler as deletePublisher } from '../../functions/delete-publisher';
-import { handler as deleteSubscription } from '../../functions/delete-subscription';
 import { handler as emitGauges } from '../../functions/emit-gauges';
-import { handler as publishEvent } from '../../functions/publish-event';
+import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { captureEmf, metricValues } from '../support/emf';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
-import { httpApiEvent, invoke, lambdaContext } from '../support/http-event';
+import { lambdaContext } from '../support/http-event';
 import { useQueuedDelivery } from '../support/queued-delivery';
 
 useQueuedDelivery();
 
 const DIMENSIONS = [['Service', 'Stage']];
 const DIMENSION_VALUES = { Service: 'ocloud-notifications', Stage: 'local' };
-
-async function register(address: string): Promise<string> {
-  const response = await invoke(
-    createPublisher,
-    httpApiEvent({ method: 'POST', path: '/publishers', body: { ResourceAddress: address } }),
-  );
-  expect(response.status).toBe(201);
-  return (response.body as { SubscriptionId: string }).SubscriptionId;
-}
 
 async function gauges() {
   const records = await captureEmf(() => emitGauges({}, lambdaContext() as Context));
@@ -35,19 +22,10 @@ async function gauges() {
 
 describe('embedded metrics', () => {
   it('counts an accepted event as EventsPublished, and a repeat not at all', async () => {
-    const node = `/${uniqueCluster()}/site-1/node-1`;
-    const publisherId = await register(`${node}/sync/ptp-status/lock-state`);
+    const node = freshNode();
+    const publisherId = await registerPublisher(`${node}${LOCK_STATE}`);
     const event = lockStateEvent({ node });
-    const publish = () =>
-      invoke(
-        publishEvent,
-        httpApiEvent({
-          method: 'POST',
-          path: `/publishers/${publisherId}/events`,
-          pathParameters: { publisherId },
-          body: event,
-        }),
-      );
+    const publish = () => api.publish(publisherId, event);
 
     const accepted = await captureEmf(publish);
     expect(metricValues(accepted, 'EventsPublished')).toEqual([
@@ -64,12 +42,7 @@ describe('embedded metrics', () => {
   });
 
   it('prints nothing for a request that records no metric', async () => {
-    const records = await captureEmf(() =>
-      invoke(
-        createPublisher,
-        httpApiEvent({ method: 'POST', path: '/publishers', body: { ResourceAddress: 'bad' } }),
-      ),
-    );
+    const records = await captureEmf(() => api.createPublisher({ ResourceAddress: 'bad' }));
     expect(records).toEqual([]);
   });
 
@@ -80,21 +53,15 @@ describe('embedded metrics', () => {
     const cluster = uniqueCluster();
 
     const publisherIds = await Promise.all(
-      Array.from({ length: 12 }, (_, i) =>
-        register(`/${cluster}/site-1/node-${i}/sync/ptp-status/lock-state`),
-      ),
+      Array.from({ length: 12 }, (_, i) => registerPublisher(`/${cluster}/site-1/node-${i}${LOCK_STATE}`)),
     );
     const created = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
-        invoke(
-          createSubscription,
-          httpApiEvent({
-            method: 'POST',
-            path: '/subscriptions',
-            // Ten distinct pairs, each asked for three times at once: ten 201s, twenty 409s.
-            body: { ResourceAddress: `/${cluster}/site-1`, EndpointUri: `http://127.0.0.1:9/${i % 10}` },
-          }),
-        ),
+        // Ten distinct pairs, each asked for three times at once: ten 201s, twenty 409s.
+        api.createSubscription({
+          ResourceAddress: `/${cluster}/site-1`,
+          EndpointUri: `http://127.0.0.1:9/${i % 10}`,
+        }),
       ),
     );
     expect(created.filter((r) => r.status === 201)).toHaveLength(10);
@@ -106,22 +73,8 @@ describe('embedded metrics', () => {
     // Each subscription deleted twice at once and four publishers deleted twice at once: one of
     // each pair succeeds.
     const deletes = await Promise.all([
-      ...[...ids.slice(0, 4), ...ids.slice(0, 4)].map((id) =>
-        invoke(
-          deleteSubscription,
-          httpApiEvent({
-            method: 'DELETE',
-            path: `/subscriptions/${id}`,
-            pathParameters: { subscriptionId: id },
-          }),
-        ),
-      ),
-      ...[...publisherIds.slice(0, 4), ...publisherIds.slice(0, 4)].map((id) =>
-        invoke(
-          deletePublisher,
-          httpApiEvent({ method: 'DELETE', path: `/publishers/${id}`, pathParameters: { publisherId: id } }),
-        ),
-      ),
+      ...[...ids.slice(0, 4), ...ids.slice(0, 4)].map((id) => api.deleteSubscription(id)),
+      ...[...publisherIds.slice(0, 4), ...publisherIds.slice(0, 4)].map((id) => api.deletePublisher(id)),
     ]);
     expect(deletes.filter((r) => r.status === 204)).toHaveLength(8);
     expect(deletes.filter((r) => r.status === 404)).toHaveLength(8);

@@ -4,15 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as createPublisher } from '../../functions/create-publisher';
-import { handler as createSubscription } from '../../functions/create-subscription';
 import { handler as emitGauges } from '../../functions/emit-gauges';
-import { handler as publishEvent } from '../../functions/publish-event';
 import tableSchema from '../../lib/store/table-schema.json';
+import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
 import { captureEmf, type EmfRecord } from '../support/emf';
-import { lockStateEvent, uniqueCluster } from '../support/fixtures';
-import { httpApiEvent, invoke, lambdaContext } from '../support/http-event';
+import { lockStateEvent } from '../support/fixtures';
+import { lambdaContext } from '../support/http-event';
 import { useQueuedDelivery } from '../support/queued-delivery';
 
 const deliveryQueue = useQueuedDelivery();
@@ -324,42 +322,19 @@ function dashboardMetrics(template: Template): Map<string, Record<string, string
  * delivered to one consumer that accepts it and one that refuses it for good, and the gauges.
  */
 async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
-  const node = `/${uniqueCluster()}/site-1/node-1`;
+  const node = freshNode();
   const accepting = await startConsumer([{ status: 204 }]);
   const refusing = await startConsumer([{ status: 400 }]);
   const records: EmfRecord[] = [];
   try {
-    const registered = await invoke(
-      createPublisher,
-      httpApiEvent({
-        method: 'POST',
-        path: '/publishers',
-        body: { ResourceAddress: `${node}/sync/ptp-status/lock-state` },
-      }),
-    );
-    const publisherId = (registered.body as { SubscriptionId: string }).SubscriptionId;
+    const publisherId = await registerPublisher(`${node}${LOCK_STATE}`);
     for (const consumer of [accepting, refusing]) {
-      const subscribed = await invoke(
-        createSubscription,
-        httpApiEvent({
-          method: 'POST',
-          path: '/subscriptions',
-          body: { ResourceAddress: node, EndpointUri: consumer.url },
-        }),
-      );
+      const subscribed = await api.createSubscription({ ResourceAddress: node, EndpointUri: consumer.url });
       expect(subscribed.status).toBe(201);
     }
     records.push(
       ...(await captureEmf(async () => {
-        await invoke(
-          publishEvent,
-          httpApiEvent({
-            method: 'POST',
-            path: `/publishers/${publisherId}/events`,
-            pathParameters: { publisherId },
-            body: lockStateEvent({ node }),
-          }),
-        );
+        await api.publish(publisherId, lockStateEvent({ node }));
         await Promise.all([accepting.waitFor(1), refusing.waitFor(1)]);
         const deadline = Date.now() + 10_000;
         while (!deliveryQueue().idle() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));

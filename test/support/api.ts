@@ -164,6 +164,29 @@ export function expectJson<T>(response: ApiResponse, status: number): T {
   return response.body as T;
 }
 
+/**
+ * Asserts a SubscriptionInfo as POST /subscriptions or POST /publishers answers it: exactly the
+ * four members, a UUID v4 SubscriptionId, UriLocation `{PUBLIC_BASE}/{collection}/{SubscriptionId}`
+ * (the default host of httpApiEvent), and ResourceAddress and EndpointUri when `expected` gives them.
+ */
+export function expectSubscriptionInfo(
+  body: unknown,
+  expected: { collection: 'subscriptions' | 'publishers'; ResourceAddress?: string; EndpointUri?: string },
+): SubscriptionInfo {
+  const info = body as SubscriptionInfo;
+  expect(Object.keys(info).sort()).toEqual([
+    'EndpointUri',
+    'ResourceAddress',
+    'SubscriptionId',
+    'UriLocation',
+  ]);
+  expect(info.SubscriptionId).toMatch(UUID_V4);
+  expect(info.UriLocation).toBe(`${PUBLIC_BASE}/${expected.collection}/${info.SubscriptionId}`);
+  if (expected.ResourceAddress !== undefined) expect(info.ResourceAddress).toBe(expected.ResourceAddress);
+  if (expected.EndpointUri !== undefined) expect(info.EndpointUri).toBe(expected.EndpointUri);
+  return info;
+}
+
 /** A 204: no body at all. */
 export function expectNoContent(response: ApiResponse) {
   expect(response.status, response.rawBody).toBe(204);
