@@ -600,9 +600,10 @@ export const ROUTES = [
     fn: 'publishEvent',
     method: 'POST',
     sample: async (fx) => {
-      fx.publishing ??= [await fx.publisher(false), await fx.publisher(false)];
-      const [mine, bare] = fx.publishing;
-      if (!mine || !bare) throw new Error('not seeded');
+      // Each side publishes to its own publisher, so that no side's event is older than another's.
+      fx.publishing ??= [await fx.publisher(false), await fx.publisher(false), await fx.publisher(false)];
+      const [mine, bare, same] = fx.publishing;
+      if (!mine || !bare || !same) throw new Error('not seeded');
       const body = lockStateEvent(mine.node, nextTime());
       const bareEvent = lockStateEvent(bare.node, nextTime());
       return {
@@ -616,7 +617,7 @@ export const ROUTES = [
         // A cold instance does not know the publisher's address yet: it reads it alongside the
         // transaction, then enqueues.
         sameCalls: async () => {
-          const event = lockStateEvent(bare.node, nextTime());
+          const event = lockStateEvent(same.node, nextTime());
           const acceptedAt = new Date();
           return {
             label: '(GetItem ∥ TransactWriteItems) + enqueue POST',
@@ -625,15 +626,15 @@ export const ROUTES = [
                 all: [
                   {
                     command: 'Get',
-                    input: { TableName: T, Key: keys.publisher(bare.id), ConsistentRead: true },
+                    input: { TableName: T, Key: keys.publisher(same.id), ConsistentRead: true },
                   },
-                  { command: 'TransactWrite', input: acceptEvent(bare.id, event, acceptedAt) },
+                  { command: 'TransactWrite', input: acceptEvent(same.id, event, acceptedAt) },
                 ],
               },
               {
                 post: `${fx.queueUrl}/queues/fan-out/messages`,
                 body: JSON.stringify({
-                  messages: [{ body: JSON.stringify(fanOutMessage(bare, event, acceptedAt)) }],
+                  messages: [{ body: JSON.stringify(fanOutMessage(same, event, acceptedAt)) }],
                 }),
               },
             ],
