@@ -27,15 +27,22 @@ export class Subscribe {
     const input = body as Record<string, unknown>;
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
     const endpoint = validateEndpointUri(input.EndpointUri);
-    await this.endpoints.assertAllowed(endpoint);
     const endpointUri = input.EndpointUri as string;
-
     const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
-    const { exists, states } = await this.store.subscribeCheck({
-      subscriptionId: id,
-      resourceAddress,
-      publisherId: publisherIdFor(resourceAddress),
-    });
+
+    // The network policy's check (a DNS lookup for a host name) and the store's read for the 409
+    // and the 404 run together; the policy's 400 still comes first.
+    const [allowed, checked] = await Promise.allSettled([
+      this.endpoints.assertAllowed(endpoint),
+      this.store.subscribeCheck({
+        subscriptionId: id,
+        resourceAddress,
+        publisherId: publisherIdFor(resourceAddress),
+      }),
+    ]);
+    if (allowed.status === 'rejected') throw allowed.reason;
+    if (checked.status === 'rejected') throw checked.reason;
+    const { exists, states } = checked.value;
     if (exists) return { kind: 'exists', existingId: id };
 
     if (states.length === 0) {

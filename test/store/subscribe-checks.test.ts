@@ -1,0 +1,111 @@
+/**
+ * POST /subscriptions' first checks against the real table, with a stand-in for the endpoint
+ * gate (the network policy and the sanity-check POST) so that its timing and verdicts can be
+ * set: the policy check and the store's read for the 409 and the 404 run together, and the
+ * policy's 400 still wins over both.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { NotificationEvent } from '../../lib/domain/event';
+import type { SubscriptionStore } from '../../lib/domain/model';
+import type { DeliveryPort, EndpointGate } from '../../lib/domain/ports';
+import { Publish } from '../../lib/domain/publish';
+import { Publishers } from '../../lib/domain/publishers';
+import { Subscribe } from '../../lib/domain/subscribe';
+import { BadRequestError } from '../../lib/errors';
+import { publisherStore, subscriptionStore } from '../../lib/services';
+import { lockStateEvent } from '../support/fixtures';
+
+const OWNER = 'arn:aws:iam::123456789012:user/subscribe-checks';
+
+const noDelivery: DeliveryPort = {
+  eventAccepted: async () => undefined,
+  currentStatesFor: async () => undefined,
+};
+
+class StandInGate implements EndpointGate {
+  readonly posted: string[] = [];
+  constructor(private readonly check: () => Promise<void>) {}
+  assertAllowed(): Promise<void> {
+    return this.check();
+  }
+  async sendInitial(endpointUri: string, _event: NotificationEvent): Promise<string | undefined> {
+    this.posted.push(endpointUri);
+    return undefined;
+  }
+}
+
+const allowAll = () => new StandInGate(async () => undefined);
+const forbidAll = () =>
+  new StandInGate(async () => {
+    throw new BadRequestError('EndpointUri host example.invalid is not allowed');
+  });
+
+async function publisherWithState() {
+  const node = `/checks-${randomUUID().slice(0, 8)}/site-1/node-1`;
+  const address = `${node}/sync/ptp-status/lock-state`;
+  const registered = await new Publishers(publisherStore()).register({ ResourceAddress: address });
+  if (registered.kind !== 'created') throw new Error('publisher not created');
+  await new Publish(publisherStore(), noDelivery, 3600).publish(
+    registered.publisher.id,
+    lockStateEvent({ node }),
+  );
+  return address;
+}
+
+const request = (address: string) => ({
+  ResourceAddress: address,
+  EndpointUri: `https://consumer.example.com/${randomUUID()}`,
+});
+
+describe('POST /subscriptions: the endpoint policy and the 409/404 read', () => {
+  it('run together: the store is read while the policy check is still under way', async () => {
+    const address = await publisherWithState();
+    const calls: string[] = [];
+    const gate = new StandInGate(async () => {
+      calls.push('policy started');
+      // As long as a DNS lookup might take.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      calls.push('policy done');
+    });
+    const store = subscriptionStore();
+    const watched: SubscriptionStore = Object.assign(Object.create(store) as SubscriptionStore, {
+      subscribeCheck: (keys: Parameters<SubscriptionStore['subscribeCheck']>[0]) => {
+        calls.push('read started');
+        return store.subscribeCheck(keys);
+      },
+    });
+
+    const result = await new Subscribe(watched, gate, noDelivery).create(OWNER, request(address));
+
+    expect(result.kind).toBe('created');
+    expect(calls.indexOf('read started')).toBeGreaterThan(-1);
+    expect(calls.indexOf('read started')).toBeLessThan(calls.indexOf('policy done'));
+    expect(gate.posted).toHaveLength(1);
+  });
+
+  it('answers 400 for a forbidden endpoint even where the same subscription exists (409)', async () => {
+    const address = await publisherWithState();
+    const body = request(address);
+    const first = await new Subscribe(subscriptionStore(), allowAll(), noDelivery).create(OWNER, body);
+    expect(first.kind).toBe('created');
+
+    const gate = forbidAll();
+    await expect(new Subscribe(subscriptionStore(), gate, noDelivery).create(OWNER, body)).rejects.toThrow(
+      BadRequestError,
+    );
+    expect(gate.posted).toEqual([]);
+  });
+
+  it('answers 400 for a forbidden endpoint even where no publisher is (404), storing nothing', async () => {
+    const address = `/nobody-${randomUUID().slice(0, 8)}/site-1/node-1`;
+    const gate = forbidAll();
+
+    await expect(
+      new Subscribe(subscriptionStore(), gate, noDelivery).create(OWNER, request(address)),
+    ).rejects.toThrow(BadRequestError);
+
+    expect(gate.posted).toEqual([]);
+    expect(await subscriptionStore().listSubscriptions(OWNER, address)).toEqual([]);
+  });
+});
