@@ -78,7 +78,8 @@ export function validateEvent(body: unknown, publisherAddress?: string): Validat
     });
   }
 
-  // Last, so that an event gets the same answer whether or not the address was known beforehand.
+  // Last, so that an existing publisher's event gets the same 400 whether this instance knew its
+  // address beforehand or the store checked the source.
   if (publisherAddress !== undefined) checkSource(source, publisherAddress);
   return {
     event: { id, specversion: '1.0', source, type, time, data: { version, values } },

@@ -1,4 +1,5 @@
 import { NotFoundError } from '../errors';
+import { logger } from '../logger';
 import { type NotificationEvent, type ValidatedEvent, validateEvent, wrongSource } from './event';
 import { isServiceId } from './ids';
 import type { PublisherStore } from './model';
@@ -72,15 +73,18 @@ export class Publish {
       case 'stale':
         return { kind: 'ignored', reason: outcome.kind, event };
     }
-    const resourceAddress = read.status === 'fulfilled' ? read.value : undefined;
-    if (resourceAddress === undefined) {
-      // Accepted, but without its address nobody can be notified: undo it, so that the producer's
-      // retry is accepted again. Either the read failed (the store is unavailable: 503) or the
-      // publisher was deleted between the two (404, as if it had been deleted first).
-      await this.store.forgetAcceptedEvent(publisherId, event.source, event.id);
-      if (read.status === 'rejected') throw read.reason;
-      throw notFound(publisherId);
+    let resourceAddress: string | undefined;
+    try {
+      // A read that ran alongside the transaction may have come before the publisher existed
+      // (created a moment ago); the transaction has just found it, so a second read settles it.
+      resourceAddress =
+        (read.status === 'fulfilled' ? read.value : undefined) ?? (await this.lookUpAddress(publisherId));
+    } catch (error) {
+      throw await this.undoAcceptance(publisherId, event, error);
     }
+    // Deleted since the transaction, its state with it: as if it had been deleted first.
+    if (resourceAddress === undefined)
+      throw await this.undoAcceptance(publisherId, event, notFound(publisherId));
     try {
       await this.delivery.eventAccepted({
         publisherId,
@@ -89,13 +93,36 @@ export class Publish {
         acceptedAt: acceptedAt.toISOString(),
       });
     } catch (error) {
-      // The event is the current state already, but nobody will be notified of it. Forgetting its
-      // (source, id) lets the producer's retry of this request be accepted and delivered; the error
-      // (a 503 with Retry-After when the queue is unavailable) tells it to retry.
-      await this.store.forgetAcceptedEvent(publisherId, event.source, event.id);
-      throw error;
+      // A 503 with Retry-After when the queue is unavailable.
+      throw await this.undoAcceptance(publisherId, event, error);
     }
     return { kind: 'accepted', event };
+  }
+
+  /**
+   * An accepted event that nobody will be notified of (it may be the current state already):
+   * forgetting its (source, id) lets the producer's retry of the request be accepted and
+   * delivered. Returns `reason`, what to answer, which tells the producer to retry.
+   */
+  private async undoAcceptance(
+    publisherId: string,
+    event: NotificationEvent,
+    reason: unknown,
+  ): Promise<unknown> {
+    try {
+      await this.store.forgetAcceptedEvent(publisherId, event.source, event.id);
+    } catch (error) {
+      logger.error(
+        'an accepted event that was not delivered could not be forgotten: its retry will be taken as a repeat',
+        {
+          publisherId,
+          source: event.source,
+          eventId: event.id,
+          error,
+        },
+      );
+    }
+    return reason;
   }
 
   /** The publisher's address, remembered once read; undefined when there is no such publisher. */

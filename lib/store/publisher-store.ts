@@ -89,7 +89,15 @@ export class DynamoPublisherStore implements PublisherStore {
     return item && toState(item);
   }
 
-  async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
+  acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
+    return this.accept(e);
+  }
+
+  /**
+   * `legacySources`: the state item was written before states carried their `sources` (the
+   * suffixes of the address), so this attempt adds them, once, with the event.
+   */
+  private async accept(e: EventToAccept, legacySources?: readonly string[]): Promise<AcceptOutcome> {
     const failure = await this.table.transact([
       {
         Put: {
@@ -105,13 +113,12 @@ export class DynamoPublisherStore implements PublisherStore {
         Update: {
           TableName: this.table.name,
           Key: keys.publisherState(e.publisherId),
-          UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
-          ConditionExpression:
-            'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+          UpdateExpression: `SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt${legacySources ? ', sources = :sources' : ''}`,
+          ConditionExpression: `attribute_exists(pk) AND ${legacySources ? 'attribute_not_exists(sources)' : 'contains(sources, :source)'} AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)`,
           ExpressionAttributeNames: { '#event': 'event' },
           ExpressionAttributeValues: {
             ':event': JSON.stringify(e.event),
-            ':source': e.event.source,
+            ...(legacySources ? { ':sources': new Set(legacySources) } : { ':source': e.event.source }),
             ':timeKey': e.timeKey,
             ':acceptedAt': e.acceptedAt,
           },
@@ -126,10 +133,16 @@ export class DynamoPublisherStore implements PublisherStore {
     if (stateCheck?.Code === 'ConditionalCheckFailed') {
       const state = stateCheck.Item;
       if (!state) return { kind: 'unknown-publisher' };
-      const sources = state.sources;
-      if (!(sources instanceof Set && sources.has(e.event.source))) {
-        return { kind: 'wrong-source', publisherAddress: String(state.resourceAddress) };
+      const publisherAddress = String(state.resourceAddress);
+      const sources = state.sources instanceof Set ? (state.sources as Set<unknown>) : undefined;
+      if (!sources && !legacySources) {
+        const suffixes = resourceSuffixes(publisherAddress);
+        if (!suffixes.includes(e.event.source)) return { kind: 'wrong-source', publisherAddress };
+        return this.accept(e, suffixes);
       }
+      if (sources && !sources.has(e.event.source)) return { kind: 'wrong-source', publisherAddress };
+      // Another request added the sources meanwhile: accept as usual.
+      if (sources && legacySources) return this.accept(e);
     }
     if (failure[0]?.Code === 'ConditionalCheckFailed') return { kind: 'duplicate' };
     return { kind: 'stale' };

@@ -5,16 +5,28 @@
  * real table.
  */
 import { randomUUID } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
+import { config } from '../../lib/config';
 import type { PublisherStore } from '../../lib/domain/model';
 import type { AcceptedEvent, DeliveryPort } from '../../lib/domain/ports';
 import { Publish } from '../../lib/domain/publish';
 import { Publishers } from '../../lib/domain/publishers';
 import { BadRequestError, NotFoundError } from '../../lib/errors';
 import { publisherStore } from '../../lib/services';
+import { documentClient } from '../../lib/store/dynamo-client';
+import { keys } from '../../lib/store/keys';
 import { lockStateEvent } from '../support/fixtures';
 
 const TTL_SECONDS = 3600;
+
+/** The raw table item, to check what a refused or undone publish left behind. */
+async function item(key: Record<string, string>) {
+  const found = await documentClient().send(
+    new GetCommand({ TableName: config().tableName, Key: key, ConsistentRead: true }),
+  );
+  return found.Item;
+}
 
 class RecordingDelivery implements DeliveryPort {
   readonly accepted: AcceptedEvent[] = [];
@@ -98,10 +110,7 @@ describe('the first publish on an instance that does not know the publisher', ()
       `source "/sync/sync-status/sync-state" must be the resource part of the publisher's address ${address}`,
     );
     expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
-    // Nothing was remembered of it: the same id with the right source is a new event.
-    expect((await coldPublish().publish.publish(id, lockStateEvent({ node, id: eventId }))).kind).toBe(
-      'accepted',
-    );
+    expect(await item(keys.acceptedEvent(id, wrong.source, eventId))).toBeUndefined();
   });
 
   it('gives the same answer for a wrong source as an instance that knows the address', async () => {
@@ -189,18 +198,139 @@ describe('the first publish on an instance that does not know the publisher', ()
     expect(retry.delivery.accepted).toHaveLength(1);
   });
 
-  it('answers 404 and undoes the acceptance when the publisher is gone by the time it is read', async () => {
+  it('answers 404 and undoes the acceptance when the publisher is deleted between the two', async () => {
     const { node, id } = await registeredPublisher();
     const store = publisherStore();
-    const goneOnRead: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
-      getPublisher: async () => undefined,
+    let deleted: () => void = () => undefined;
+    const deletion = new Promise<void>((resolve) => {
+      deleted = resolve;
+    });
+    const deletesAfterAccepting: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
+      acceptEvent: async (e: Parameters<PublisherStore['acceptEvent']>[0]) => {
+        const outcome = await store.acceptEvent(e);
+        await store.deletePublisher(id);
+        deleted();
+        return outcome;
+      },
+      getPublisher: async (publisherId: string) => {
+        await deletion;
+        return store.getPublisher(publisherId);
+      },
     });
     const event = lockStateEvent({ node });
 
-    const { publish, delivery } = coldPublish(goneOnRead);
+    const { publish, delivery } = coldPublish(deletesAfterAccepting);
     await expect(publish.publish(id, event)).rejects.toBeInstanceOf(NotFoundError);
-    expect(delivery.accepted).toEqual([]);
 
-    expect((await coldPublish().publish.publish(id, event)).kind).toBe('accepted');
+    expect(delivery.accepted).toEqual([]);
+    expect(await publisherStore().getState(id)).toBeUndefined();
+    expect(await item(keys.acceptedEvent(id, event.source, event.id))).toBeUndefined();
+  });
+
+  it('reads the address again when the first read came before the publisher existed', async () => {
+    const { node, address, id } = await registeredPublisher();
+    const store = publisherStore();
+    let reads = 0;
+    const createdJustAfterTheRead: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
+      getPublisher: async (publisherId: string) => {
+        reads++;
+        return reads === 1 ? undefined : store.getPublisher(publisherId);
+      },
+    });
+
+    const { publish, delivery } = coldPublish(createdJustAfterTheRead);
+    const result = await publish.publish(id, lockStateEvent({ node }));
+
+    expect(result.kind).toBe('accepted');
+    expect(reads).toBe(2);
+    expect(delivery.accepted).toEqual([expect.objectContaining({ resourceAddress: address })]);
+  });
+
+  it("answers with the store's error when the address cannot be read and the undo fails too", async () => {
+    const { node, id } = await registeredPublisher();
+    const store = publisherStore();
+    const unavailable = new Error('store unavailable');
+    const failing: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
+      getPublisher: async () => {
+        throw unavailable;
+      },
+      forgetAcceptedEvent: async () => {
+        throw new Error('still unavailable');
+      },
+    });
+
+    const { publish, delivery } = coldPublish(failing);
+    await expect(publish.publish(id, lockStateEvent({ node }))).rejects.toBe(unavailable);
+    expect(delivery.accepted).toEqual([]);
+  });
+
+  describe('a publisher whose state was stored before states carried their sources', () => {
+    async function legacyPublisher() {
+      const publisher = await registeredPublisher();
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: keys.publisherState(publisher.id),
+          UpdateExpression: 'REMOVE sources',
+        }),
+      );
+      return publisher;
+    }
+
+    it('accepts an event with a fitting source and adds the sources to its state', async () => {
+      const { node, address, id } = await legacyPublisher();
+      const { publish, delivery } = coldPublish();
+
+      expect((await publish.publish(id, lockStateEvent({ node }))).kind).toBe('accepted');
+
+      expect(delivery.accepted).toEqual([expect.objectContaining({ resourceAddress: address })]);
+      const state = await item(keys.publisherState(id));
+      expect(state?.sources).toEqual(
+        new Set([
+          '/lock-state',
+          '/ptp-status/lock-state',
+          `${node}/sync/ptp-status/lock-state`,
+          '/sync/ptp-status/lock-state',
+          `/node-1/sync/ptp-status/lock-state`,
+          `/site-1/node-1/sync/ptp-status/lock-state`,
+        ]),
+      );
+    });
+
+    it('refuses a source that does not fit (400 naming the address), storing nothing', async () => {
+      const { node, address, id } = await legacyPublisher();
+      const wrong = {
+        ...lockStateEvent({ node }),
+        source: '/sync/sync-status/sync-state',
+        type: 'event.custom.a.b',
+      };
+
+      const error = await coldPublish()
+        .publish.publish(id, wrong)
+        .catch((e: unknown) => e);
+
+      expect(error).toBeInstanceOf(BadRequestError);
+      expect((error as BadRequestError).detail).toContain(address);
+      expect(await item(keys.acceptedEvent(id, wrong.source, wrong.id))).toBeUndefined();
+      expect((await item(keys.publisherState(id)))?.sources).toBeUndefined();
+    });
+
+    it('still tells a repeat and an older event apart', async () => {
+      const { node, id } = await legacyPublisher();
+      const first = lockStateEvent({ node, time: '2026-11-22T10:00:00Z' });
+      await coldPublish().publish.publish(id, first);
+      await documentClient().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: keys.publisherState(id),
+          UpdateExpression: 'REMOVE sources',
+        }),
+      );
+
+      expect(await coldPublish().publish.publish(id, first)).toMatchObject({ reason: 'duplicate' });
+      expect(
+        await coldPublish().publish.publish(id, lockStateEvent({ node, time: '2026-11-22T09:00:00Z' })),
+      ).toMatchObject({ reason: 'stale' });
+    });
   });
 });
