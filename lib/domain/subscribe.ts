@@ -30,19 +30,16 @@ export class Subscribe {
     const endpointUri = input.EndpointUri as string;
     const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
 
-    // The network policy's check (a DNS lookup for a host name) and the store's read for the 409
-    // and the 404 run together; the policy's 400 still comes first.
-    const [allowed, checked] = await Promise.allSettled([
-      this.endpoints.assertAllowed(endpoint),
-      this.store.subscribeCheck({
-        subscriptionId: id,
-        resourceAddress,
-        publisherId: publisherIdFor(resourceAddress),
-      }),
-    ]);
-    if (allowed.status === 'rejected') throw allowed.reason;
-    if (checked.status === 'rejected') throw checked.reason;
-    const { exists, states } = checked.value;
+    // The store's read for the 409 and the 404 starts while the network policy is checked (a DNS
+    // lookup for a host name); the policy's 400 comes first, without waiting for the read.
+    const checking = this.store.subscribeCheck({
+      subscriptionId: id,
+      resourceAddress,
+      publisherId: publisherIdFor(resourceAddress),
+    });
+    checking.catch(() => undefined); // answered below, unless the policy's 400 is
+    await this.endpoints.assertAllowed(endpoint);
+    const { exists, states } = await checking;
     if (exists) return { kind: 'exists', existingId: id };
 
     if (states.length === 0) {

@@ -97,6 +97,24 @@ describe('POST /subscriptions: the endpoint policy and the 409/404 read', () => 
     expect(gate.posted).toEqual([]);
   });
 
+  it('answers 400 for a forbidden endpoint while the store fails, and without waiting for it', async () => {
+    const address = await publisherWithState();
+    let failRead: (error: Error) => void = () => undefined;
+    const store = subscriptionStore();
+    const stalled: SubscriptionStore = Object.assign(Object.create(store) as SubscriptionStore, {
+      subscribeCheck: () =>
+        new Promise((_, reject) => {
+          failRead = reject;
+        }),
+    });
+
+    await expect(
+      new Subscribe(stalled, forbidAll(), noDelivery).create(OWNER, request(address)),
+    ).rejects.toThrow(BadRequestError);
+    // The store's failure arrives after the answer, and nobody is left waiting for it.
+    failRead(new Error('store unavailable'));
+  });
+
   it('answers 400 for a forbidden endpoint even where no publisher is (404), storing nothing', async () => {
     const address = `/nobody-${randomUUID().slice(0, 8)}/site-1/node-1`;
     const gate = forbidAll();
