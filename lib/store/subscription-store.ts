@@ -70,11 +70,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   async listSubscriptions(owner: string, address?: string): Promise<Subscription[]> {
     const query =
       address === undefined
-        ? {
-            IndexName: INDEX.byList,
-            KeyConditionExpression: 'listPk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
-          }
+        ? ownedBy(owner)
         : {
             IndexName: INDEX.byAddress,
             KeyConditionExpression: 'addrPk = :pk AND begins_with(addrSk, :owner)',
@@ -98,13 +94,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 
   async deleteAllSubscriptions(owner: string): Promise<number> {
     let deleted = 0;
-    const query = {
-      IndexName: INDEX.byList,
-      KeyConditionExpression: 'listPk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
-      Limit: DELETE_ALL_CHUNK,
-    };
-    for await (const page of this.table.pages(query)) {
+    for await (const page of this.table.pages({ ...ownedBy(owner), Limit: DELETE_ALL_CHUNK })) {
       let pending = page.map(toSubscription);
       // A subscription deleted meanwhile fails its condition; drop it and delete the rest.
       while (pending.length > 0) {
@@ -148,6 +138,15 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       },
     };
   }
+}
+
+/** The owner's subscriptions, oldest first. */
+function ownedBy(owner: string) {
+  return {
+    IndexName: INDEX.byList,
+    KeyConditionExpression: 'listPk = :pk',
+    ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
+  };
 }
 
 /** The keys of the publishers' state items at or under the address (keys-only index). */
