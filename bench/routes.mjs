@@ -301,11 +301,18 @@ const batchGet = async (db, keys) => {
 /** @param {Doc} db @param {import('@aws-sdk/lib-dynamodb').QueryCommandInput} input */
 const query = (db, input) => db.send(new sdk.QueryCommand(input));
 
+/** Issue 5's store budgets that several routes share. @type {StoreBudget} */
+const ONE_READ = { allowed: { GetItem: 1 }, text: 'one read' };
+/** @type {StoreBudget} */
+const ONE_QUERY = { allowed: { Query: 1 }, text: 'a query (per page), no scan' };
+/** @type {StoreBudget} */
+const ONE_TRANSACTION = { allowed: { TransactWriteItems: 1 }, text: 'one transaction' };
+
 /** @type {Route[]} */
 export const ROUTES = [
   {
     name: 'GET /health',
-    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
+    storeBudget: ONE_READ,
     fn: 'health',
     method: 'GET',
     sample: async (fx) => ({
@@ -316,7 +323,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /subscriptions/{id}',
-    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
+    storeBudget: ONE_READ,
     fn: 'getSubscription',
     method: 'GET',
     sample: async (fx) => {
@@ -336,7 +343,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /subscriptions',
-    storeBudget: { allowed: { Query: 1 }, text: 'a query (per page), no scan' },
+    storeBudget: ONE_QUERY,
     fn: 'listSubscriptions',
     method: 'GET',
     sample: async (fx) => ({
@@ -353,7 +360,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /{address}/CurrentState',
-    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
+    storeBudget: ONE_READ,
     fn: 'getCurrentState',
     method: 'GET',
     sample: async (fx) => {
@@ -367,7 +374,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /publishers/{id}',
-    storeBudget: { allowed: { GetItem: 1 }, text: 'one read' },
+    storeBudget: ONE_READ,
     fn: 'getPublisher',
     method: 'GET',
     sample: async (fx) => {
@@ -385,7 +392,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /publishers',
-    storeBudget: { allowed: { Query: 1 }, text: 'a query (per page), no scan' },
+    storeBudget: ONE_QUERY,
     fn: 'listPublishers',
     method: 'GET',
     sample: async (fx) => ({
@@ -404,7 +411,7 @@ export const ROUTES = [
   subscribeRoute('inclusive'),
   {
     name: 'DELETE /subscriptions/{id}',
-    storeBudget: { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
+    storeBudget: ONE_TRANSACTION,
     fn: 'deleteSubscription',
     method: 'DELETE',
     sample: async (fx) => {
@@ -506,7 +513,7 @@ export const ROUTES = [
   },
   {
     name: 'POST /publishers',
-    storeBudget: { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
+    storeBudget: ONE_TRANSACTION,
     fn: 'createPublisher',
     method: 'POST',
     sample: async (fx) => {
@@ -560,7 +567,7 @@ export const ROUTES = [
   },
   {
     name: 'DELETE /publishers/{id}',
-    storeBudget: { allowed: { TransactWriteItems: 1 }, text: 'one transaction' },
+    storeBudget: ONE_TRANSACTION,
     fn: 'deletePublisher',
     method: 'DELETE',
     sample: async (fx) => {
