@@ -15,6 +15,17 @@ beforeAll(async () => {
 });
 afterAll(() => consumer.close());
 
+/** A subscription of the test consumer to a lock-state address of its own (not stored yet). */
+function subscriptionToConsumer() {
+  return {
+    id: randomUUID(),
+    resourceAddress: `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`,
+    endpointUri: consumer.url,
+    owner: 'anonymous',
+    createdAt: new Date().toISOString(),
+  };
+}
+
 /** A Deliverer with the given network policy and the same other settings in every test. */
 function delivererWith(mode: NetworkPolicyMode): Deliverer {
   return new Deliverer(deliveryStore(), createNetworkPolicy({ mode }), {
@@ -26,15 +37,9 @@ function delivererWith(mode: NetworkPolicyMode): Deliverer {
 }
 
 it('dead-letters at once, without sending, when the endpoint is refused by the network policy', async () => {
-  const address = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
   // Subscribed while the endpoint was allowed; the policy is stricter by the time of the attempt.
-  const subscription = {
-    id: randomUUID(),
-    resourceAddress: address,
-    endpointUri: consumer.url,
-    owner: 'anonymous',
-    createdAt: new Date().toISOString(),
-  };
+  const subscription = subscriptionToConsumer();
+  const address = subscription.resourceAddress;
   await subscriptionStore().createSubscription(subscription);
   const strict = delivererWith('public-only');
   const event = eventAt(address, LOCK_STATE, 'HOLDOVER') as Parameters<typeof deliveryMessage>[1]['event'];
@@ -57,14 +62,8 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
 });
 
 it('does not send again the event a new subscription got as its initial notification', async () => {
-  const address = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
-  const subscription = {
-    id: randomUUID(),
-    resourceAddress: address,
-    endpointUri: consumer.url,
-    owner: 'anonymous',
-    createdAt: new Date().toISOString(),
-  };
+  const subscription = subscriptionToConsumer();
+  const address = subscription.resourceAddress;
   const event = eventAt(address, LOCK_STATE, 'LOCKED') as Parameters<typeof deliveryMessage>[1]['event'];
   await subscriptionStore().createSubscription(subscription, {
     resourceAddress: address,
