@@ -4,7 +4,7 @@ import { httpApiEvent, invoke } from '../support/http-event';
 
 /** With JWT consumer authentication, the principal is the token's issuer and subject. */
 process.env.CONSUMER_AUTH = 'jwt';
-const { handler: createPublisher } = await import('../../functions/create-publisher');
+const { registerPublisher } = await import('../support/api');
 const { handler: createSubscription } = await import('../../functions/create-subscription');
 const { handler: getSubscription } = await import('../../functions/get-subscription');
 
@@ -13,15 +13,7 @@ const token = (iss: string, sub: string) => ({ jwt: { claims: { iss, sub }, scop
 describe('JWT principals', () => {
   it('separates the same subject from two issuers', async () => {
     const address = `/${uniqueCluster()}/site-1/node-1/sync`;
-    const registered = await invoke(
-      createPublisher,
-      httpApiEvent({
-        method: 'POST',
-        path: '/publishers',
-        body: { ResourceAddress: `${address}/ptp-status/lock-state` },
-      }),
-    );
-    expect(registered.status).toBe(201);
+    await registerPublisher(`${address}/ptp-status/lock-state`);
     const created = await invoke(
       createSubscription,
       httpApiEvent({

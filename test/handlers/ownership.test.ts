@@ -7,7 +7,7 @@ import { httpApiEvent, invoke } from '../support/http-event';
  * The setting is read once at start-up, so this file sets it before importing any handler.
  */
 process.env.CONSUMER_AUTH = 'iam';
-const { handler: createPublisher } = await import('../../functions/create-publisher');
+const { registerPublisher } = await import('../support/api');
 const { handler: createSubscription } = await import('../../functions/create-subscription');
 const { handler: listSubscriptions } = await import('../../functions/list-subscriptions');
 const { handler: getSubscription } = await import('../../functions/get-subscription');
@@ -22,15 +22,7 @@ let address: string;
 
 beforeAll(async () => {
   address = `/${uniqueCluster()}/site-1/node-1/sync`;
-  const registered = await invoke(
-    createPublisher,
-    httpApiEvent({
-      method: 'POST',
-      path: '/publishers',
-      body: { ResourceAddress: `${address}/ptp-status/lock-state` },
-    }),
-  );
-  expect(registered.status).toBe(201);
+  await registerPublisher(`${address}/ptp-status/lock-state`);
 });
 
 async function subscribe(principal: string, endpoint: string) {
