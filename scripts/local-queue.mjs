@@ -392,10 +392,10 @@ export async function startLocalQueue({
           });
           running.add(done);
         }
+        // With every slot busy, the next finishing batch pumps again: no need to scan for a timer.
+        if (inflight >= consumer.concurrency) return;
         const next = queue.nextVisibleAt();
-        if (Number.isFinite(next) && inflight < consumer.concurrency) {
-          timer = setTimeout(pump, Math.max(0, Math.min(next - Date.now(), 60_000)));
-        }
+        if (Number.isFinite(next)) timer = setTimeout(pump, Math.max(0, Math.min(next - Date.now(), 60_000)));
       };
       const waker = () => {
         if (!stopped) setImmediate(pump);
