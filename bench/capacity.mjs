@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import { lambdaContext, listenLocal, loadFresh, verdict } from './common.mjs';
+import { runSample } from './routes.mjs';
 
 /** us-east-1 on-demand prices, USD per million request units (since 1 Nov 2024). */
 export const PRICES = { writeRequestUnit: 0.625, readRequestUnit: 0.125 };
@@ -108,12 +109,7 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
       const sample = await route.sample(fixtures);
       const hitsBefore = consumerHits();
       proxy.log.length = 0;
-      const response = await bundle.handler(sample.event, lambdaContext());
-      if (response.statusCode !== sample.expect) {
-        throw new Error(
-          `${route.name}: expected ${sample.expect}, got ${response.statusCode} ${response.body}`,
-        );
-      }
+      await runSample(route, bundle, sample);
       const posts = consumerHits() - hitsBefore;
       const counted = [...proxy.log];
       await sample.cleanup?.();

@@ -6,7 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { informational, lambdaContext, loadFresh, median, ms, ratio, verdict } from './common.mjs';
+import { informational, loadFresh, median, ms, ratio, verdict } from './common.mjs';
+import { warmUp } from './routes.mjs';
 
 export const SIZE_BUDGET = 1.15;
 export const START_BUDGET = 1.2;
@@ -60,34 +61,6 @@ function traceLine(result) {
 }
 
 /**
- * DynamoDB Local is a JVM: until its JIT has compiled the paths a request takes (a transaction, a
- * batch read), each such request costs it several times what it costs later, and that would be
- * charged to whichever side makes more kinds of call. So every route's sample runs `times` times
- * in-process first, handler and bare calls, as in part 1's warm-up.
- * @param {import('./routes.mjs').Route[]} routes
- * @param {import('./routes.mjs').Fixtures} fixtures
- * @param {Record<string, import('./routes.mjs').Bundle>} handlers
- * @param {number} times
- */
-async function warmStore(routes, fixtures, handlers, times) {
-  for (const route of routes) {
-    const bundle = handlers[route.fn];
-    if (!bundle) throw new Error(`no bundle for ${route.fn}`);
-    for (let i = 0; i < times; i++) {
-      const sample = await route.sample(fixtures);
-      const response = await bundle.handler(sample.event, lambdaContext());
-      if (response.statusCode !== sample.expect) {
-        throw new Error(`${route.name}: warm-up answered ${response.statusCode}, expected ${sample.expect}`);
-      }
-      // The bare side too: it consumes what the sample seeded for it (a delete's item), which
-      // cleanup does not remove, and it warms the same paths.
-      await sample.bare();
-      await sample.cleanup?.();
-    }
-  }
-}
-
-/**
  * @param {{ bundles: { name: string, file: string, bytes: number }[], routes: import('./routes.mjs').Route[],
  *   fixtures: import('./routes.mjs').Fixtures, handlers: Record<string, import('./routes.mjs').Bundle>,
  *   bareSdkFile: string, endpoint: string, env: Record<string, string>, print: (line: string) => void,
@@ -119,7 +92,10 @@ export async function coldStarts({
   if (runs > 0) {
     const bareSdk = /** @type {any} */ (loadFresh(bareSdkFile));
     fixtures.useBareSdk({ client: bareSdk.client(endpoint), sdk: bareSdk });
-    await warmStore(routes, fixtures, handlers, warmup);
+    // DynamoDB Local is a JVM: until its JIT has compiled the paths a request takes (a transaction,
+    // a batch read), each costs it several times what it costs later, and that would be charged
+    // to whichever side makes more kinds of call.
+    await warmUp(routes, fixtures, handlers, warmup);
     print(`(DynamoDB Local warmed first: every route's request ${warmup} times in-process)`);
   }
   print(`bare GetItem handler bundle: ${(bare.bytes / 1024).toFixed(1)} KiB`);

@@ -5,7 +5,8 @@
  * through a fresh copy of the SDK bundled the same way.
  * Verdict: median over rounds of (median handler latency / median bare latency) in that round.
  */
-import { lambdaContext, loadFresh, median, ms, quantile, ratio, verdict } from './common.mjs';
+import { loadFresh, median, ms, quantile, ratio, verdict } from './common.mjs';
+import { runSample, warmUp } from './routes.mjs';
 
 export const OVERHEAD_BUDGET = 1.15;
 
@@ -34,21 +35,7 @@ export async function handlerOverhead({
     if (!bundle) throw new Error(`no bundle for ${route.fn}`);
     const bareSdk = /** @type {any} */ (loadFresh(bareSdkFile));
     fixtures.useBareSdk({ client: bareSdk.client(endpoint), sdk: bareSdk });
-    /** @param {import('./routes.mjs').Sample} sample */
-    const runHandler = async (sample) => {
-      const response = await bundle.handler(sample.event, lambdaContext());
-      if (response.statusCode !== sample.expect) {
-        throw new Error(
-          `${route.name}: expected ${sample.expect}, got ${response.statusCode} ${response.body}`,
-        );
-      }
-    };
-    for (let i = 0; i < warmup; i++) {
-      const sample = await route.sample(fixtures);
-      await runHandler(sample);
-      await sample.bare();
-      await sample.cleanup?.();
-    }
+    await warmUp([route], fixtures, handlers, warmup);
     const all = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };
     const roundRatios = [];
     const count = Math.ceil(perRound * (route.sampleShare ?? 1));
@@ -63,7 +50,7 @@ export async function handlerOverhead({
             : /** @type {const} */ (['bare', 'handler']);
         for (const side of order) {
           const started = performance.now();
-          if (side === 'handler') await runHandler(sample);
+          if (side === 'handler') await runSample(route, bundle, sample);
           else await sample.bare();
           times[side].push(performance.now() - started);
         }

@@ -771,3 +771,35 @@ function subscribeRoute(kind) {
     },
   };
 }
+
+/**
+ * Runs the route's handler on the sample's event in-process; throws unless it answers as the
+ * sample expects.
+ * @param {Route} route @param {Bundle} bundle @param {Sample} sample
+ */
+export async function runSample(route, bundle, sample) {
+  const response = await bundle.handler(sample.event, lambdaContext());
+  if (response.statusCode !== sample.expect) {
+    throw new Error(`${route.name}: expected ${sample.expect}, got ${response.statusCode} ${response.body}`);
+  }
+  return response;
+}
+
+/**
+ * Runs each route's sample `times` times untimed: the handler, then the bare calls (which consume
+ * what the sample seeded for the bare side, a delete's item for one), then cleanup. It warms the
+ * handlers' and the bare SDK's code paths and DynamoDB Local's JIT for both sides alike.
+ * @param {Route[]} routes @param {Fixtures} fixtures @param {Record<string, Bundle>} handlers @param {number} times
+ */
+export async function warmUp(routes, fixtures, handlers, times) {
+  for (const route of routes) {
+    const bundle = handlers[route.fn];
+    if (!bundle) throw new Error(`no bundle for ${route.fn}`);
+    for (let i = 0; i < times; i++) {
+      const sample = await route.sample(fixtures);
+      await runSample(route, bundle, sample);
+      await sample.bare();
+      await sample.cleanup?.();
+    }
+  }
+}
