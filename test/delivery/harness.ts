@@ -16,8 +16,6 @@ export interface HarnessOptions {
   backoffMaxMs?: number;
   /** Listen here instead of on a free port. */
   port?: number;
-  /** Do not set LOCAL_QUEUE_URL (it was set already). */
-  keepEnv?: boolean;
 }
 
 const SETTINGS = {
@@ -43,7 +41,7 @@ export async function startDeliveryHarness(
     consumers: DEFAULT_CONSUMERS.map((consumer) => ({ ...consumer, concurrency: consumer.concurrency * 2 })),
     log: () => undefined,
   });
-  if (!options.keepEnv) process.env.LOCAL_QUEUE_URL = queue.url;
+  process.env.LOCAL_QUEUE_URL = queue.url;
   queue.startPolling(async (functionKey, event) => {
     const handler = handlers[functionKey];
     if (!handler) throw new Error(`no handler ${functionKey}`);

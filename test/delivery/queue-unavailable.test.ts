@@ -4,13 +4,12 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
-import type { LocalQueue } from '../../scripts/local-queue.mjs';
 import { startConsumer } from '../support/consumer';
 import { eventAt, freshNode, LOCK_STATE, publish, registerPublisher, subscribe } from './api';
 import { startDeliveryHarness } from './harness';
 
 let port: number;
-let queue: (LocalQueue & { restoreEnv(): void }) | undefined;
+let queue: Awaited<ReturnType<typeof startDeliveryHarness>> | undefined;
 const saved = process.env.LOCAL_QUEUE_URL;
 
 beforeAll(async () => {
@@ -37,7 +36,7 @@ it('answers 503 with Retry-After, and accepts and delivers the repeat once the q
     expect(refused.headers['retry-after']).toBe('1');
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
 
-    queue = await startDeliveryHarness({ port, keepEnv: true });
+    queue = await startDeliveryHarness({ port });
     const retried = await publish(publisherId, event);
     expect(retried.status).toBe(202);
     const [delivered] = await consumer.waitFor(1);
