@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../lib/errors';
 import { createSqsSend, SqsError } from '../../lib/queue/sqs-client';
 import { SqsQueue } from '../../lib/queue/sqs-queue';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
 
 const CREDENTIALS = {
   accessKeyId: 'AKIDSQSTEST',
@@ -278,10 +279,7 @@ describe('SQS sender, errors and retries', () => {
   });
 
   it('retries a refused connection, then fails', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const deadPort = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
+    const deadPort = await freePort(); // nothing listens there
     const send = createSqsSend({ backoffBaseMs: 1 });
     const error = await send({
       action: 'ChangeMessageVisibility',
