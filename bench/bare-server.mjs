@@ -8,9 +8,9 @@
 import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { API_PATH } from '../scripts/offline.mjs';
 import { keys, listenLocal, publisherIdFor } from './common.mjs';
 
-const BASE = '/api/ocloudNotifications/v2';
 const db = DynamoDBDocumentClient.from(
   new DynamoDBClient({
     endpoint: process.env.DYNAMO_ENDPOINT,
@@ -21,7 +21,7 @@ const db = DynamoDBDocumentClient.from(
 const TableName = process.env.TABLE_NAME;
 
 const server = http.createServer(async (req, res) => {
-  const path = decodeURI((req.url ?? '').split('?')[0] ?? '').slice(BASE.length);
+  const path = decodeURI((req.url ?? '').split('?')[0] ?? '').slice(API_PATH.length);
   const key = path.startsWith('/subscriptions/')
     ? keys.subscription(path.slice('/subscriptions/'.length))
     : path.endsWith('/CurrentState')

@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
-export const BASE_PATH = '/api/ocloudNotifications/v2';
 export const TABLE_NAME = 'ocloud-notifications-bench';
 
 /** @type {{ esbuild: Record<string, unknown>, functions: Record<string, string> } | undefined} */

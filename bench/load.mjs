@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { ensureTable, killOnExit, stopChild } from '../scripts/dynamodb-local.mjs';
-import { startOffline } from '../scripts/offline.mjs';
+import { API_PATH, startOffline } from '../scripts/offline.mjs';
 import { informational, lockStateEvent, median, ms, nextTime, quantile, ratio, unique } from './common.mjs';
 
 const OFFLINE_TABLE = 'ocloud-notifications-local';
@@ -93,7 +93,7 @@ async function bareServer(endpoint) {
     });
     child.on('exit', (code) => reject(new Error(`bare server exited ${code}`)));
   });
-  return { url: `http://127.0.0.1:${port}/api/ocloudNotifications/v2`, stop: () => stopChild(child) };
+  return { url: `http://127.0.0.1:${port}${API_PATH}`, stop: () => stopChild(child) };
 }
 
 /** @param {string} url @param {string} method @param {unknown} [body] */
