@@ -1,5 +1,13 @@
 /** The few API calls the delivery tests make, through the real route handlers (test/support/api.ts). */
-import { api, CLOCK_CLASS, expectJson, expectNoContent, LOCK_STATE, SYNC_STATE } from '../support/api';
+import {
+  api,
+  CLOCK_CLASS,
+  eventFor,
+  expectJson,
+  expectNoContent,
+  LOCK_STATE,
+  SYNC_STATE,
+} from '../support/api';
 
 export {
   CLOCK_CLASS,
@@ -32,21 +40,17 @@ export function eventAt(
   value: string | number,
   time = new Date().toISOString(),
 ) {
-  const types: Record<string, [string, string, string]> = {
+  const types: Record<string, [string, 'notification' | 'metric', string]> = {
     [LOCK_STATE]: ['event.sync.ptp-status.ptp-state-change', 'notification', 'enumeration'],
     [SYNC_STATE]: ['event.sync.sync-status.synchronization-state-change', 'notification', 'enumeration'],
     [CLOCK_CLASS]: ['event.sync.ptp-status.ptp-clock-class-change', 'metric', 'metric'],
   };
-  const [type, dataType, valueType] = types[source] ?? ['event.test.x.y', 'notification', 'enumeration'];
-  return {
-    id: crypto.randomUUID(),
-    specversion: '1.0',
-    source,
-    type,
-    time,
-    data: {
-      version: '1.0',
-      values: [{ data_type: dataType, ResourceAddress: address, value_type: valueType, value }],
-    },
-  };
+  const [type, dataType, valueType] = types[source] ?? [
+    'event.test.x.y',
+    'notification' as const,
+    'enumeration',
+  ];
+  if (!address.endsWith(source)) throw new Error(`${address} does not end with the source ${source}`);
+  const node = address.slice(0, address.length - source.length);
+  return eventFor({ node, source, type, value, dataType, valueType, time });
 }
