@@ -47,6 +47,12 @@ function deadLettersOf(subscriptionId: string) {
   >;
 }
 
+/** The subscription's dead letters, or undefined while there are none (for `eventually`). */
+function deadLettersIfAny(subscriptionId: string) {
+  const letters = deadLettersOf(subscriptionId);
+  return letters.length > 0 ? letters : undefined;
+}
+
 describe('queued delivery', () => {
   it('delivers an accepted event with a webhook-id, a webhook-timestamp and the event as the body', async () => {
     const pub = await publisher();
@@ -215,7 +221,7 @@ describe('queued delivery', () => {
     const published = Date.now();
     await publishAccepted(pub.id, event);
     const [letter] = await eventually(
-      () => (deadLettersOf(subscriptionId).length > 0 ? deadLettersOf(subscriptionId) : undefined),
+      () => deadLettersIfAny(subscriptionId),
       'a dead letter',
       (WINDOW_SECONDS + 5) * 1000,
     );
@@ -243,10 +249,7 @@ describe('queued delivery', () => {
     const subscriptionId = await subscribe(pub.address, refusing.url);
     const event = eventAt(pub.address, LOCK_STATE, 'FREERUN');
     await publishAccepted(pub.id, event);
-    const [letter] = await eventually(
-      () => (deadLettersOf(subscriptionId).length > 0 ? deadLettersOf(subscriptionId) : undefined),
-      'a dead letter',
-    );
+    const [letter] = await eventually(() => deadLettersIfAny(subscriptionId), 'a dead letter');
     expect(letter).toMatchObject({ subscriptionId, event, attempts: 1 });
     expect(letter?.reason).toBe('it answered HTTP 400, which is not retried');
     await new Promise((resolve) => setTimeout(resolve, 3 * MAX_MS));
