@@ -11,11 +11,11 @@ import { config } from '../../lib/config';
 import type { PublisherStore } from '../../lib/domain/model';
 import type { AcceptedEvent, DeliveryPort } from '../../lib/domain/ports';
 import { Publish } from '../../lib/domain/publish';
-import { Publishers } from '../../lib/domain/publishers';
 import { BadRequestError, NotFoundError } from '../../lib/errors';
 import { publisherStore } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { keys } from '../../lib/store/keys';
+import { lockStatePublisher } from '../support/api';
 import { lockStateEvent } from '../support/fixtures';
 
 const TTL_SECONDS = 3600;
@@ -37,11 +37,8 @@ class RecordingDelivery implements DeliveryPort {
 }
 
 async function registeredPublisher() {
-  const node = `/cold-${randomUUID().slice(0, 8)}/site-1/node-1`;
-  const address = `${node}/sync/ptp-status/lock-state`;
-  const result = await new Publishers(publisherStore()).register({ ResourceAddress: address });
-  if (result.kind !== 'created') throw new Error('publisher not created');
-  return { node, address, id: result.publisher.id };
+  const { node, address, publisherId } = await lockStatePublisher({ withState: false });
+  return { node, address, id: publisherId };
 }
 
 function coldPublish(store: PublisherStore = publisherStore()) {

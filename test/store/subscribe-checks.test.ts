@@ -10,10 +10,10 @@ import type { NotificationEvent } from '../../lib/domain/event';
 import type { SubscriptionStore } from '../../lib/domain/model';
 import type { DeliveryPort, EndpointGate } from '../../lib/domain/ports';
 import { Publish } from '../../lib/domain/publish';
-import { Publishers } from '../../lib/domain/publishers';
 import { Subscribe } from '../../lib/domain/subscribe';
 import { BadRequestError } from '../../lib/errors';
 import { publisherStore, subscriptionStore } from '../../lib/services';
+import { lockStatePublisher } from '../support/api';
 import { lockStateEvent } from '../support/fixtures';
 
 const OWNER = 'arn:aws:iam::123456789012:user/subscribe-checks';
@@ -42,14 +42,8 @@ const forbidAll = () =>
   });
 
 async function publisherWithState() {
-  const node = `/checks-${randomUUID().slice(0, 8)}/site-1/node-1`;
-  const address = `${node}/sync/ptp-status/lock-state`;
-  const registered = await new Publishers(publisherStore()).register({ ResourceAddress: address });
-  if (registered.kind !== 'created') throw new Error('publisher not created');
-  await new Publish(publisherStore(), noDelivery, 3600).publish(
-    registered.publisher.id,
-    lockStateEvent({ node }),
-  );
+  const { node, address, publisherId } = await lockStatePublisher({ withState: false });
+  await new Publish(publisherStore(), noDelivery, 3600).publish(publisherId, lockStateEvent({ node }));
   return address;
 }
 
