@@ -40,7 +40,7 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
  * @typedef {{ allowed: Record<string, number>, text: string }} StoreBudget
  *   What issue 5 allows the route per request (part 3): DynamoDB requests by kind (anything else
  *   fails), never a Scan.
- * @typedef {{ name: string, fn: string, method: string, storeBudget: StoreBudget, sampleShare?: number,
+ * @typedef {{ name: string, fn: string, storeBudget: StoreBudget, sampleShare?: number,
  *   sample: (fx: Fixtures) => Promise<Sample> }} Route
  *   `sampleShare` (default 1): the fraction of part 1's samples per round the route takes.
  * @typedef {import('@aws-sdk/lib-dynamodb').DynamoDBDocumentClient} Doc
@@ -314,7 +314,6 @@ export const ROUTES = [
     name: 'GET /health',
     storeBudget: ONE_READ,
     fn: 'health',
-    method: 'GET',
     sample: async (fx) => ({
       event: httpApiEvent({ method: 'GET', path: '/health' }),
       expect: 200,
@@ -325,7 +324,6 @@ export const ROUTES = [
     name: 'GET /subscriptions/{id}',
     storeBudget: ONE_READ,
     fn: 'getSubscription',
-    method: 'GET',
     sample: async (fx) => {
       const s = fx.readingSubs?.[Math.floor(Math.random() * 10)];
       if (!s) throw new Error('not seeded');
@@ -345,7 +343,6 @@ export const ROUTES = [
     name: 'GET /subscriptions',
     storeBudget: ONE_QUERY,
     fn: 'listSubscriptions',
-    method: 'GET',
     sample: async (fx) => ({
       event: httpApiEvent({ method: 'GET', path: '/subscriptions', principal: arn('reader') }),
       expect: 200,
@@ -362,7 +359,6 @@ export const ROUTES = [
     name: 'GET /{address}/CurrentState',
     storeBudget: ONE_READ,
     fn: 'getCurrentState',
-    method: 'GET',
     sample: async (fx) => {
       const address = fx.reading?.address ?? '';
       return {
@@ -376,7 +372,6 @@ export const ROUTES = [
     name: 'GET /publishers/{id}',
     storeBudget: ONE_READ,
     fn: 'getPublisher',
-    method: 'GET',
     sample: async (fx) => {
       const id = fx.reading?.id ?? '';
       return {
@@ -394,7 +389,6 @@ export const ROUTES = [
     name: 'GET /publishers',
     storeBudget: ONE_QUERY,
     fn: 'listPublishers',
-    method: 'GET',
     sample: async (fx) => ({
       event: httpApiEvent({ method: 'GET', path: '/publishers' }),
       expect: 200,
@@ -413,7 +407,6 @@ export const ROUTES = [
     name: 'DELETE /subscriptions/{id}',
     storeBudget: ONE_TRANSACTION,
     fn: 'deleteSubscription',
-    method: 'DELETE',
     sample: async (fx) => {
       const address = fx.stateless?.node ?? '';
       const principal = arn('deleter');
@@ -447,7 +440,6 @@ export const ROUTES = [
       text: 'per page of 25: a query + a transaction',
     },
     fn: 'deleteAllSubscriptions',
-    method: 'DELETE',
     sample: async (fx) => {
       const address = fx.stateless?.node ?? '';
       const [mine, bare] = [arn(unique('all')), arn(unique('all'))];
@@ -515,7 +507,6 @@ export const ROUTES = [
     name: 'POST /publishers',
     storeBudget: ONE_TRANSACTION,
     fn: 'createPublisher',
-    method: 'POST',
     sample: async (fx) => {
       const mine = `/${unique('bench')}/site-1/node-1/sync/ptp-status/lock-state`;
       const address = `/${unique('bench')}/site-1/node-1/sync/ptp-status/lock-state`;
@@ -569,7 +560,6 @@ export const ROUTES = [
     name: 'DELETE /publishers/{id}',
     storeBudget: ONE_TRANSACTION,
     fn: 'deletePublisher',
-    method: 'DELETE',
     sample: async (fx) => {
       const [mine, bare] = [await fx.publisher(false), await fx.publisher(false)];
       return {
@@ -605,7 +595,6 @@ export const ROUTES = [
       text: 'one transaction + one query per ancestor (6)',
     },
     fn: 'publishEvent',
-    method: 'POST',
     sample: async (fx) => {
       // Each side publishes to its own publisher, so that no side's event is older than another's.
       fx.publishing ??= [await fx.publisher(false), await fx.publisher(false), await fx.publisher(false)];
@@ -681,7 +670,6 @@ function subscribeRoute(kind) {
             text: 'the same + a query and a read of the covered states',
           },
     fn: 'createSubscription',
-    method: 'POST',
     sample: async (fx) => {
       const principal = arn('creator');
       const address = (kind === 'exact' ? fx.reading?.address : fx.reading?.node) ?? '';
