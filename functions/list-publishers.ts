@@ -1,16 +1,12 @@
-import { NotFoundError } from '../lib/errors';
+import { pagedList } from '../lib/http/paging';
 import { publisherRecord } from '../lib/http/representations';
-import { apiBaseUrl } from '../lib/http/request';
-import { json } from '../lib/http/responses';
+import { apiBaseUrl, principalOf } from '../lib/http/request';
 import { httpRoute } from '../lib/http/route';
 import { publishers } from '../lib/services';
 
 export const handler = httpRoute(async (event) => {
-  const found = await publishers().list();
-  if (found.length === 0) throw new NotFoundError('No publisher is registered');
+  const list = pagedList(event, 'publishers', principalOf(event));
+  const page = await publishers().list(event.queryStringParameters?.ResourceAddress, list.request);
   const base = apiBaseUrl(event);
-  return json(
-    200,
-    found.map((publisher) => publisherRecord(publisher, base)),
-  );
+  return list.respond(page, (publisher) => publisherRecord(publisher, base));
 });

@@ -1,15 +1,13 @@
+import { pagedList } from '../lib/http/paging';
 import { subscriptionInfo } from '../lib/http/representations';
 import { apiBaseUrl, principalOf } from '../lib/http/request';
-import { json } from '../lib/http/responses';
 import { httpRoute } from '../lib/http/route';
 import { subscriptions } from '../lib/services';
 
 export const handler = httpRoute(async (event) => {
-  const filter = event.queryStringParameters?.ResourceAddress;
-  const found = await subscriptions().list(principalOf(event), filter);
+  const owner = principalOf(event);
+  const list = pagedList(event, 'subscriptions', owner);
+  const page = await subscriptions().list(owner, event.queryStringParameters?.ResourceAddress, list.request);
   const base = apiBaseUrl(event);
-  return json(
-    200,
-    found.map((subscription) => subscriptionInfo(subscription, base)),
-  );
+  return list.respond(page, (subscription) => subscriptionInfo(subscription, base));
 });

@@ -138,6 +138,8 @@ export type QueueConfig =
       readonly fanOutUrl: string;
       readonly deliveryUrl: string;
       readonly deadLetterUrl: string;
+      /** Delete-all's background removal of retired subscriptions; set for the functions that use it. */
+      readonly cleanupUrl: string | undefined;
     };
 
 /**
@@ -167,6 +169,7 @@ function queueConfig(env: Env): QueueConfig {
     fanOutUrl: httpUrl(env, 'FANOUT_QUEUE_URL'),
     deliveryUrl: httpUrl(env, 'DELIVERY_QUEUE_URL'),
     deadLetterUrl: httpUrl(env, 'DEAD_LETTER_QUEUE_URL'),
+    cleanupUrl: env.CLEANUP_QUEUE_URL?.trim() ? httpUrl(env, 'CLEANUP_QUEUE_URL') : undefined,
   };
 }
 
@@ -196,4 +199,30 @@ let loadedDelivery: DeliveryConfig | undefined;
 export function deliveryConfig(): DeliveryConfig {
   loadedDelivery ??= loadDeliveryConfig(process.env);
   return loadedDelivery;
+}
+
+/**
+ * The key that makes list cursors tamper-evident (HMAC-SHA256), apart from `Config` because only
+ * the list functions need it. Deployed, it is the stack's generated secret; the local stage, where
+ * nothing is secret, has a fixed one so that cursors survive a restart of `npm start`.
+ */
+const LOCAL_CURSOR_SECRET = 'local-stage-cursor-secret-not-for-deployment';
+
+export function loadCursorSecret(env: Env): string {
+  const raw = env.CURSOR_SECRET?.trim();
+  if (!raw) {
+    if (optional(env, 'STAGE', 'local') === 'local') return LOCAL_CURSOR_SECRET;
+    throw new ConfigError('environment variable CURSOR_SECRET is required outside the local stage');
+  }
+  if (raw.length < 32) {
+    throw new ConfigError('environment variable CURSOR_SECRET must be at least 32 characters long');
+  }
+  return raw;
+}
+
+let loadedCursorSecret: string | undefined;
+
+export function cursorSecret(): string {
+  loadedCursorSecret ??= loadCursorSecret(process.env);
+  return loadedCursorSecret;
 }

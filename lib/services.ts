@@ -12,6 +12,7 @@ import { Subscribe } from './domain/subscribe';
 import { Subscriptions } from './domain/subscriptions';
 import { LocalHttpQueue } from './queue/local-http-queue';
 import type { QueuePort } from './queue/queue-port';
+import { QueuedRemoval } from './queue/queued-removal';
 import { SqsQueue } from './queue/sqs-queue';
 import { DynamoDeliveryStore } from './store/delivery-store';
 import { documentClient } from './store/dynamo-client';
@@ -61,6 +62,7 @@ export const queue = /* @__PURE__ */ once<QueuePort>(() => {
         'fan-out': settings.fanOutUrl,
         delivery: settings.deliveryUrl,
         'dead-letter': settings.deadLetterUrl,
+        cleanup: settings.cleanupUrl,
       });
 });
 
@@ -87,7 +89,9 @@ export const deliveryBatch = /* @__PURE__ */ once(() => {
   return new DeliveryBatch(deliverer, queue());
 });
 
-export const subscriptions = /* @__PURE__ */ once(() => new Subscriptions(subscriptionStore()));
+export const subscriptions = /* @__PURE__ */ once(
+  () => new Subscriptions(subscriptionStore(), new QueuedRemoval(queueOnFirstUse)),
+);
 
 export const subscribe = /* @__PURE__ */ once(
   () =>

@@ -1,7 +1,7 @@
-export type QueueName = 'fan-out' | 'delivery' | 'dead-letter';
+export type QueueName = 'fan-out' | 'delivery' | 'dead-letter' | 'cleanup';
 
 export interface Consumer {
-  queue: 'fan-out' | 'delivery';
+  queue: 'fan-out' | 'delivery' | 'cleanup';
   /** The function's key in serverless.yml. */
   functionKey: string;
   batchSize: number;

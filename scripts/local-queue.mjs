@@ -26,12 +26,12 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 
-export const QUEUE_NAMES = /** @type {const} */ (['fan-out', 'delivery', 'dead-letter']);
+export const QUEUE_NAMES = /** @type {const} */ (['fan-out', 'delivery', 'dead-letter', 'cleanup']);
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /**
  * @typedef {object} Consumer
- * @property {'fan-out' | 'delivery'} queue
+ * @property {'fan-out' | 'delivery' | 'cleanup'} queue
  * @property {string} functionKey the function's key in serverless.yml
  * @property {number} batchSize
  * @property {number} visibilityMs the queue's visibility time-out
@@ -57,6 +57,15 @@ export const DEFAULT_CONSUMERS = [
     visibilityMs: 180_000,
     concurrency: 8,
     maxReceiveCount: 100,
+  },
+  {
+    // Delete-all's background removal (CleanupQueue 360 s).
+    queue: 'cleanup',
+    functionKey: 'removeRetiredSubscriptions',
+    batchSize: 1,
+    visibilityMs: 360_000,
+    concurrency: 2,
+    maxReceiveCount: 5,
   },
 ];
 

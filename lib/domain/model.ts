@@ -41,6 +41,7 @@ export interface EventToAccept {
 
 export interface SubscribeCheckKeys {
   readonly subscriptionId: string;
+  readonly owner: string;
   readonly resourceAddress: string;
   /** The id a publisher at exactly `resourceAddress` has. */
   readonly publisherId: string;
@@ -49,6 +50,8 @@ export interface SubscribeCheckKeys {
 export interface SubscribeCheck {
   readonly exists: boolean;
   readonly states: readonly PublisherState[];
+  /** The owner's generation as the check read it: handed back to the create, which then need not read it. */
+  readonly generation: number;
 }
 
 /** The event a new subscription received as its initial notification (the sanity check). */
@@ -56,6 +59,33 @@ export interface InitialNotification {
   readonly resourceAddress: string;
   readonly event: NotificationEvent;
   readonly timeKey: string;
+}
+
+/** Where a page of a list ended, as the store knows it (a table key): opaque outside the store. */
+export type PagePosition = Readonly<Record<string, unknown>>;
+
+export interface PageRequest {
+  readonly limit: number;
+  /** Continue after this position; absent for the first page. */
+  readonly after?: PagePosition | undefined;
+}
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** Present when more may follow. */
+  readonly next?: PagePosition | undefined;
+}
+
+/**
+ * The subscriptions delete-all retired (the owner's generations `fromGeneration` up to, not
+ * including, `toGeneration`): no longer seen anywhere, their items still to be removed.
+ */
+export interface RetiredSubscriptions {
+  readonly owner: string;
+  readonly fromGeneration: number;
+  readonly toGeneration: number;
+  /** Where the removal stopped within `fromGeneration`, when it is resumed. */
+  readonly after?: PagePosition | undefined;
 }
 
 /** The delivery progress of one subscription for one publisher address. */
@@ -102,19 +132,42 @@ export interface SubscriptionStore {
    * the same transaction that it received that event, so no delivery still under way sends it
    * that event again or an older one.
    */
-  createSubscription(subscription: Subscription, initialNotification?: InitialNotification): Promise<boolean>;
-  getSubscription(id: string): Promise<Subscription | undefined>;
-  listSubscriptions(owner: string, resourceAddress?: string): Promise<Subscription[]>;
+  createSubscription(
+    subscription: Subscription,
+    initialNotification?: InitialNotification,
+    generation?: number,
+  ): Promise<boolean>;
+  /**
+   * The subscription, unless delete-all retired it. With `owner`, only if that principal owns it
+   * (one read); without, the owner's generation is read after the subscription.
+   */
+  getSubscription(id: string, owner?: string): Promise<Subscription | undefined>;
+  /** One page of the owner's subscriptions (at exactly `resourceAddress`); undefined when `after` is from a list delete-all retired. */
+  listSubscriptions(
+    owner: string,
+    resourceAddress: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<Subscription> | undefined>;
   /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
   deleteSubscription(id: string, owner: string): Promise<boolean>;
-  deleteAllSubscriptions(owner: string): Promise<number>;
+  /**
+   * Retires every subscription of the owner in one write (the counters with them) and says what
+   * is left to remove, if anything.
+   */
+  retireAllSubscriptions(owner: string): Promise<RetiredSubscriptions | undefined>;
+  /**
+   * Removes retired items page by page until done (undefined) or `stop()` says to; then returns
+   * where to resume. Idempotent, and never touches a subscription made again meanwhile.
+   */
+  removeRetired(job: RetiredSubscriptions, stop: () => boolean): Promise<RetiredSubscriptions | undefined>;
 }
 
 export interface PublisherStore {
   /** False when the publisher exists already (ids follow from addresses: same address, same id). */
   createPublisher(publisher: Publisher): Promise<boolean>;
   getPublisher(id: string): Promise<Publisher | undefined>;
-  listPublishers(): Promise<Publisher[]>;
+  /** One page of the publishers, or of those at or under `resourceAddress` (ordered by address). */
+  listPublishers(resourceAddress: string | undefined, page: PageRequest): Promise<Page<Publisher>>;
   /** Deletes the publisher and its current state; false when there was none to delete. */
   deletePublisher(id: string): Promise<boolean>;
   getState(publisherId: string): Promise<PublisherState | undefined>;

@@ -1,5 +1,5 @@
 import type { NotificationEvent } from './event';
-import type { Subscription } from './model';
+import type { RetiredSubscriptions, Subscription } from './model';
 
 /** An event the service accepted, as handed to delivery. */
 export interface AcceptedEvent {
@@ -24,4 +24,9 @@ export interface EndpointGate {
   assertAllowed(endpoint: URL): Promise<void>;
   /** POSTs the initial notification; resolves to undefined on a 2xx, or to why it failed. */
   sendInitial(endpointUri: string, event: NotificationEvent): Promise<string | undefined>;
+}
+
+/** Where delete-all hands the removal of what it retired: a queued job, run in the background. */
+export interface RetiredSubscriptionRemoval {
+  schedule(job: RetiredSubscriptions): Promise<void>;
 }

@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
 import { isServiceId, publisherIdFor } from './ids';
-import type { Publisher, PublisherStore } from './model';
+import type { Page, PageRequest, Publisher, PublisherStore } from './model';
 import { normaliseResourceAddress } from './resource-address';
 
 export type RegisterPublisherResult =
@@ -40,8 +40,18 @@ export class Publishers {
     return publisher;
   }
 
-  async list(): Promise<Publisher[]> {
-    return this.store.listPublishers();
+  /** A page of the publishers, or of those at or under the address; 404 when the first page is empty. */
+  async list(resourceAddress: string | undefined, page: PageRequest): Promise<Page<Publisher>> {
+    const address = resourceAddress === undefined ? undefined : normaliseResourceAddress(resourceAddress);
+    const found = await this.store.listPublishers(address, page);
+    if (found.items.length === 0 && !page.after) {
+      throw new NotFoundError(
+        address === undefined
+          ? 'No publisher is registered'
+          : `No publisher is registered at or under ResourceAddress ${address}`,
+      );
+    }
+    return found;
   }
 
   async delete(id: string): Promise<void> {

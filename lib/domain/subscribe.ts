@@ -34,12 +34,13 @@ export class Subscribe {
     // lookup for a host name); the policy's 400 comes first, without waiting for the read.
     const checking = this.store.subscribeCheck({
       subscriptionId: id,
+      owner,
       resourceAddress,
       publisherId: publisherIdFor(resourceAddress),
     });
     checking.catch(() => undefined); // answered below, unless the policy's 400 is
     await this.endpoints.assertAllowed(endpoint);
-    const { exists, states } = await checking;
+    const { exists, states, generation } = await checking;
     if (exists) return { kind: 'exists', existingId: id };
 
     if (states.length === 0) {
@@ -65,7 +66,7 @@ export class Subscribe {
     };
     // The initial notification is recorded as delivered in the same transaction, so that a fan-out
     // still under way sends the new subscription neither that event again nor an older one.
-    if (!(await this.store.createSubscription(subscription, newest)))
+    if (!(await this.store.createSubscription(subscription, newest, generation)))
       return { kind: 'exists', existingId: id };
     if (others.length > 0) await this.delivery.currentStatesFor(subscription, others);
     return { kind: 'created', subscription };

@@ -4,7 +4,7 @@
  * Receiving and deleting are not here: the platform does them (SQS event sources invoke the
  * functions and delete what they do not report as failed; `scripts/local-queue.mjs` does the same).
  */
-export type QueueName = 'fan-out' | 'delivery' | 'dead-letter';
+export type QueueName = 'fan-out' | 'delivery' | 'dead-letter' | 'cleanup';
 
 export interface OutgoingMessage {
   readonly body: string;

@@ -24,9 +24,16 @@ const defaultSend: SqsSend = (call) => {
 
 export class SqsQueue implements QueuePort {
   constructor(
-    private readonly urls: Readonly<Record<QueueName, string>>,
+    // Each function is given the URLs of the queues it uses.
+    private readonly urls: Readonly<Partial<Record<QueueName, string>>>,
     private readonly sendCommand: SqsSend = defaultSend,
   ) {}
+
+  private url(queue: QueueName): string {
+    const url = this.urls[queue];
+    if (!url) throw new Error(`no URL is configured for the ${queue} queue`);
+    return url;
+  }
 
   async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
     const batches: SendMessageBatchRequestEntry[][] = [];
@@ -56,7 +63,7 @@ export class SqsQueue implements QueuePort {
       this.sendCommand({
         action: 'ChangeMessageVisibility',
         input: {
-          QueueUrl: this.urls[queue],
+          QueueUrl: this.url(queue),
           ReceiptHandle: receiptHandle,
           VisibilityTimeout: toSeconds(timeoutMs, MAX_VISIBILITY_SECONDS),
         },
@@ -69,7 +76,7 @@ export class SqsQueue implements QueuePort {
     for (let attempt = 1; pending.length > 0; attempt++) {
       const result = await this.sendCommand({
         action: 'SendMessageBatch',
-        input: { QueueUrl: this.urls[queue], Entries: pending },
+        input: { QueueUrl: this.url(queue), Entries: pending },
       });
       const failed = result.Failed ?? [];
       if (failed.length === 0) return;

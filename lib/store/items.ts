@@ -32,6 +32,11 @@ export function toPublisher(item: Item): Publisher {
   };
 }
 
+/** A publisher's record from its state item, which carries it too (see the publisher tree index). */
+export function publisherOfState(item: Item): Publisher {
+  return toPublisher({ ...item, id: item.publisherId });
+}
+
 export function toState(item: Item): PublisherState {
   return {
     publisherId: String(item.publisherId),

@@ -2,9 +2,11 @@
  * The table layout, in one place. Items share the key pair (pk, sk). Ids follow from what makes a
  * subscription or publisher unique (lib/domain/ids.ts), so the item keyed by the id is also what
  * keeps it unique. Three sparse indexes serve the access patterns listed in the README:
- *   byAddress     (addrPk, addrSk)  subscriptions by exact address      SUBADDR#<address>  / <owner>#<id>
- *   publisherTree (treePk, treeSk)  publisher addresses by cluster      TREE#<cluster>     / <address>/
- *   byList        (listPk, listSk)  subscriptions by owner; publishers  SUBS#<owner>, PUBS / <createdAt>#<id>
+ *   byAddress     (addrPk, addrSk)  subscriptions by exact address      SUBADDR#<address>        / <owner>#<gen>#<id>
+ *   publisherTree (treePk, treeSk)  publisher addresses by cluster      TREE#<cluster>           / <address>/
+ *   byList        (listPk, listSk)  subscriptions by owner; publishers  SUBS#<owner>#<gen>, PUBS / <createdAt>#<id>
+ * A subscription belongs to the generation of its owner that was current when it was made
+ * (`gen`, from the owner's item); delete-all starts a new generation, so one write retires them all.
  */
 export const INDEX = { byAddress: 'byAddress', publisherTree: 'publisherTree', byList: 'byList' } as const;
 
@@ -15,13 +17,15 @@ const owner = (principal: string) => encodeURIComponent(principal);
 
 export const keys = {
   subscription: (id: string) => ({ pk: `SUB#${id}`, sk: 'SUB' }),
-  subscriptionByAddress: (address: string, principal: string, id: string) => ({
+  subscriptionByAddress: (address: string, principal: string, gen: number, id: string) => ({
     addrPk: `SUBADDR#${address}`,
-    addrSk: `${owner(principal)}#${id}`,
+    addrSk: `${owner(principal)}#${gen}#${id}`,
   }),
   subscriptionsAt: (address: string) => `SUBADDR#${address}`,
-  ownerPrefix: (principal: string) => `${owner(principal)}#`,
-  subscriptionsOf: (principal: string) => `SUBS#${owner(principal)}`,
+  ownerPrefix: (principal: string, gen: number) => `${owner(principal)}#${gen}#`,
+  subscriptionsOf: (principal: string, gen: number) => `SUBS#${owner(principal)}#${gen}`,
+  /** The owner's current generation and how many subscriptions it holds (absent: 0 and 0). */
+  owner: (principal: string) => ({ pk: `OWNER#${owner(principal)}`, sk: 'OWNER' }),
   publisher: (id: string) => ({ pk: `PUB#${id}`, sk: 'PUB' }),
   publishers: 'PUBS',
   /** The publisher's current state, beside its record: the item publishing updates. */

@@ -2,13 +2,15 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   AcceptOutcome,
   EventToAccept,
+  Page,
+  PageRequest,
   Publisher,
   PublisherState,
   PublisherStore,
 } from '../domain/model';
 import { resourceSuffixes } from '../domain/resource-address';
 import type { DynamoTable } from './dynamo-table';
-import { toPublisher, toState } from './items';
+import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, keys } from './keys';
 
 export class DynamoPublisherStore implements PublisherStore {
@@ -40,6 +42,10 @@ export class DynamoPublisherStore implements PublisherStore {
             ...keys.publisherTree(p.resourceAddress),
             publisherId: p.id,
             resourceAddress: p.resourceAddress,
+            // The record's other members, which never change, so that the publisher tree index
+            // (which projects them) lists publishers under an address with one query.
+            endpointUri: p.endpointUri,
+            createdAt: p.createdAt,
             // What an event's source may be, so that accepting an event checks it without a read.
             sources: new Set(resourceSuffixes(p.resourceAddress)),
           },
@@ -57,16 +63,30 @@ export class DynamoPublisherStore implements PublisherStore {
     return item && toPublisher(item);
   }
 
-  async listPublishers(): Promise<Publisher[]> {
-    const publishers: Publisher[] = [];
-    for await (const page of this.table.pages({
-      IndexName: INDEX.byList,
-      KeyConditionExpression: 'listPk = :pk',
-      ExpressionAttributeValues: { ':pk': keys.publishers },
-    })) {
-      publishers.push(...page.map(toPublisher));
+  /** Unfiltered: oldest first. Under an address: one query of the publisher tree, in address order. */
+  async listPublishers(address: string | undefined, request: PageRequest): Promise<Page<Publisher>> {
+    if (address === undefined) {
+      const page = await this.table.page(
+        {
+          IndexName: INDEX.byList,
+          KeyConditionExpression: 'listPk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.publishers },
+        },
+        request,
+        ['pk', 'sk', 'listPk', 'listSk'],
+      );
+      return { items: page.items.map(toPublisher), next: page.next };
     }
-    return publishers;
+    const page = await this.table.page(
+      {
+        IndexName: INDEX.publisherTree,
+        KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
+      },
+      request,
+      ['pk', 'sk', 'treePk', 'treeSk'],
+    );
+    return { items: page.items.map(publisherOfState), next: page.next };
   }
 
   async deletePublisher(id: string): Promise<boolean> {

@@ -7,6 +7,7 @@
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handler as deliverHandler } from '../../functions/deliver';
 import { handler as fanOutHandler } from '../../functions/fan-out';
+import { handler as removeRetiredHandler } from '../../functions/remove-retired-subscriptions';
 import { DEFAULT_CONSUMERS, type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
 import { lambdaContext } from '../support/http-event';
 
@@ -25,7 +26,11 @@ const SETTINGS = {
 } as const;
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
-const handlers: Record<string, Handler> = { fanOut: fanOutHandler, deliver: deliverHandler };
+const handlers: Record<string, Handler> = {
+  fanOut: fanOutHandler,
+  deliver: deliverHandler,
+  removeRetiredSubscriptions: removeRetiredHandler,
+};
 
 export async function startDeliveryHarness(
   options: HarnessOptions = {},

@@ -8,6 +8,9 @@ import { httpApiEvent, invoke } from '../support/http-event';
  */
 process.env.CONSUMER_AUTH = 'iam';
 const { registerPublisher } = await import('../support/api');
+// Delete-all hands the removal of what it retired to the clean-up queue.
+const { useQueuedDelivery } = await import('../support/queued-delivery');
+useQueuedDelivery();
 const { handler: createSubscription } = await import('../../functions/create-subscription');
 const { handler: listSubscriptions } = await import('../../functions/list-subscriptions');
 const { handler: getSubscription } = await import('../../functions/get-subscription');

@@ -148,9 +148,18 @@ describe('serverless package --stage prod', () => {
         'dynamodb:UpdateItem',
         'sqs:SendMessage',
       ],
-      ListSubscriptions: ['dynamodb:Query'],
-      DeleteAllSubscriptions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
-      GetSubscription: ['dynamodb:GetItem'],
+      ListSubscriptions: ['dynamodb:GetItem', 'dynamodb:Query'],
+      DeleteAllSubscriptions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
+      RemoveRetiredSubscriptions: [
+        'dynamodb:DeleteItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'sqs:DeleteMessage',
+        'sqs:GetQueueAttributes',
+        'sqs:ReceiveMessage',
+        'sqs:SendMessage',
+      ],
+      GetSubscription: ['dynamodb:BatchGetItem'],
       DeleteSubscription: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
       GetCurrentState: ['dynamodb:GetItem'],
       ListPublishers: ['dynamodb:Query'],
@@ -205,7 +214,9 @@ describe('serverless package --stage prod', () => {
           if (statement.Action.every((action) => action.startsWith('logs:'))) {
             expect(text, name).toContain('/aws/lambda/ocloud-notifications-prod');
           } else {
-            expect(text, name).toMatch(/NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue/);
+            expect(text, name).toMatch(
+              /NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue|CleanupQueue/,
+            );
           }
         }
       }

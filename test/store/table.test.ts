@@ -23,7 +23,7 @@ describe('DynamoDB Local from globalSetup', () => {
         index.Projection?.ProjectionType,
       ]),
     );
-    expect(indexes).toEqual({ byAddress: 'ALL', publisherTree: 'KEYS_ONLY', byList: 'ALL' });
+    expect(indexes).toEqual({ byAddress: 'ALL', publisherTree: 'INCLUDE', byList: 'ALL' });
 
     const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: process.env.TABLE_NAME }));
     expect(ttl.TimeToLiveDescription).toMatchObject({
