@@ -721,6 +721,57 @@ describe('concurrency over HTTP', () => {
   }, 120_000);
 });
 
+describe('fleet lists over HTTP', () => {
+  it('pages GET /subscriptions by following absolute Link rel="next" URLs; a forged cursor is 400', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    await registerPublisher(`${node}/sync`);
+    const consumer = await newConsumer();
+    for (let i = 0; i < 5; i++) {
+      const reply = await call('POST', '/subscriptions', {
+        body: { ResourceAddress: `${node}/sync`, EndpointUri: `${consumer.url}/${i}` },
+      });
+      expect(reply.status, reply.raw).toBe(201);
+    }
+    const filter = `ResourceAddress=${encodeURIComponent(`${node}/sync`)}`;
+    const seen: string[] = [];
+    let url: string | undefined = `${api.url}/subscriptions?${filter}&limit=2`;
+    let pages = 0;
+    while (url) {
+      expect(url.startsWith(`${api.url}/subscriptions?`), url).toBe(true);
+      const reply = await call('GET', url.slice(api.url.length));
+      expect(reply.status, reply.raw).toBe(200);
+      seen.push(...reply.body.map((s: { SubscriptionId: string }) => s.SubscriptionId));
+      pages++;
+      url = /^<([^>]+)>; rel="next"$/.exec(reply.headers.get('link') ?? '')?.[1];
+    }
+    expect(pages).toBe(3);
+    expect(new Set(seen).size).toBe(5);
+
+    expectProblem(await call('GET', `/subscriptions?${filter}&limit=2&cursor=eyJ9.AAAA`), 400);
+    expectProblem(await call('GET', '/subscriptions?limit=0'), 400);
+  });
+
+  it('GET /publishers?ResourceAddress= lists the publishers at or under the node only', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    await registerPublisher(`${node}/sync/ptp-status/lock-state`);
+    await registerPublisher(`${node}/sync/sync-status/sync-state`);
+    await registerPublisher(`${node.replace(/1$/, '2')}/sync/ptp-status/lock-state`);
+
+    const reply = await call('GET', `/publishers?ResourceAddress=${encodeURIComponent(node)}`);
+
+    expect(reply.status, reply.raw).toBe(200);
+    expect(reply.headers.get('link')).toBeNull();
+    expect(reply.body.map((p: { ResourceAddress: string }) => p.ResourceAddress).sort()).toEqual([
+      `${node}/sync/ptp-status/lock-state`,
+      `${node}/sync/sync-status/sync-state`,
+    ]);
+    expectProblem(
+      await call('GET', `/publishers?ResourceAddress=${encodeURIComponent(`${node}/gnss`)}`),
+      404,
+    );
+  });
+});
+
 describe('table-wide: delete all', () => {
   it('DELETE /subscriptions: 204 with an empty body, then the list is []', async () => {
     const reply = await call('DELETE', '/subscriptions');

@@ -124,3 +124,29 @@ describe('subscriptions belong to the principal that created them', () => {
     expect(response.body).toMatchObject({ type: 'about:blank', title: 'Unauthorized', status: 401 });
   });
 });
+
+describe('list cursors belong to the principal they were issued to', () => {
+  it("a cursor of Erin's list, replayed by Frank, is a 400 naming cursor and shows none of Erin's", async () => {
+    const ERIN = 'arn:aws:sts::123456789012:assumed-role/vdu-e/erin';
+    const FRANK = 'arn:aws:sts::123456789012:assumed-role/vdu-f/frank';
+    for (const n of [1, 2, 3])
+      expect((await subscribe(ERIN, `http://127.0.0.1:9/erin/${n}`)).status).toBe(201);
+    expect((await subscribe(FRANK, 'http://127.0.0.1:9/frank')).status).toBe(201);
+    const page = (principal: string, query: string) =>
+      invoke(
+        listSubscriptions,
+        httpApiEvent({ method: 'GET', path: `/subscriptions${query}`, authorizer: as(principal) }),
+      );
+    const first = await page(ERIN, '?limit=1');
+    const link = first.headers.link ?? '';
+    const query = /<[^?]+(\?[^>]+)>; rel="next"/.exec(link)?.[1] ?? '';
+    expect(query).toMatch(/cursor=/);
+
+    const replayed = await page(FRANK, query);
+
+    expect(replayed.status).toBe(400);
+    expect(replayed.headers['content-type']).toBe('application/problem+json');
+    expect((replayed.body as { detail: string }).detail).toMatch(/^cursor is not valid for this list/);
+    expect((await page(ERIN, query)).status).toBe(200);
+  });
+});

@@ -92,10 +92,10 @@ export const api = {
       pathParameters: { proxy: path.replace(/^\//, '').split('?')[0] ?? '' },
     }),
   currentState: (address: string) => api.getPath(`${address}/CurrentState`),
-  listPublishers: () =>
+  listPublishers: (query = '') =>
     call(listPublishersHandler, {
       method: 'GET',
-      path: '/publishers',
+      path: `/publishers${query}`,
       routeKey: `GET ${BASE_PATH}/publishers`,
     }),
   createPublisher: (body: unknown, options: RequestOptions = {}) =>

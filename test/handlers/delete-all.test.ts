@@ -1,0 +1,143 @@
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { deliveryMessage } from '../../lib/delivery/messages';
+import type { Subscription } from '../../lib/domain/model';
+import { storeStatus } from '../../lib/services';
+import { documentClient } from '../../lib/store/dynamo-client';
+import { eventually } from '../delivery/harness';
+import { trackConsumers } from '../support/consumer';
+import { testTable } from '../support/env';
+import { lockStateEvent } from '../support/fixtures';
+import {
+  api,
+  deliveryQueue,
+  expectJson,
+  expectNoContent,
+  expectProblem,
+  lockStatePublisher,
+  type SubscriptionInfo,
+} from './api';
+
+const startConsumer = trackConsumers();
+
+/** Subscription items in the table, retired or not: what the background clean-up must remove. */
+async function subscriptionItems(): Promise<number> {
+  let count = 0;
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documentClient().send(
+      new ScanCommand({
+        TableName: testTable.tableName,
+        FilterExpression: 'sk = :sk',
+        ExpressionAttributeValues: { ':sk': 'SUB' },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    count += page.Items?.length ?? 0;
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
+async function subscribeAll(address: string, endpoints: string[]): Promise<SubscriptionInfo[]> {
+  const created: SubscriptionInfo[] = [];
+  for (const endpoint of endpoints) {
+    created.push(
+      expectJson<SubscriptionInfo>(
+        await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint }),
+        201,
+      ),
+    );
+  }
+  return created;
+}
+
+const cleanedUp = () =>
+  eventually(async () => deliveryQueue().idle() && (await subscriptionItems()) === 0, 'the clean-up', 20_000);
+
+describe('DELETE /subscriptions (delete all)', () => {
+  it('from the 204 on, none is listed, read, deleted again or counted; the items go in the background', async () => {
+    const { address } = await lockStatePublisher({ withState: false });
+    const consumer = await startConsumer();
+    const endpoints = Array.from({ length: 30 }, (_, i) => `${consumer.url}/${i}`);
+    const created = await subscribeAll(address, endpoints);
+    const before = await storeStatus().counts();
+
+    expectNoContent(await api.deleteAllSubscriptions());
+
+    expect((await storeStatus().counts()).subscriptions).toBe(before.subscriptions - created.length);
+    expect(expectJson(await api.listSubscriptions(), 200)).toEqual([]);
+    expect(
+      expectJson(await api.listSubscriptions(`?ResourceAddress=${encodeURIComponent(address)}`), 200),
+    ).toEqual([]);
+    for (const info of created.slice(0, 3)) {
+      expectProblem(await api.getSubscription(info.SubscriptionId), 404);
+      expectProblem(await api.deleteSubscription(info.SubscriptionId), 404);
+    }
+    expect((await storeStatus().counts()).subscriptions).toBe(before.subscriptions - created.length);
+    await cleanedUp();
+    expect((await storeStatus().counts()).subscriptions).toBe(before.subscriptions - created.length);
+  });
+
+  it('a principal that subscribes again at once keeps that subscription through the clean-up', async () => {
+    const { address } = await lockStatePublisher({ withState: false });
+    const consumer = await startConsumer();
+    const endpoints = Array.from({ length: 20 }, (_, i) => `${consumer.url}/${i}`);
+    const created = await subscribeAll(address, endpoints);
+    const again = created[7];
+
+    expectNoContent(await api.deleteAllSubscriptions());
+    const [recreated] = await subscribeAll(address, [endpoints[7] ?? '']);
+
+    // The same name-based id, a new subscription: it is live, listed and counted once, and the
+    // clean-up (its job queued before the re-subscribe) removes the other 19 items only.
+    expect(recreated?.SubscriptionId).toBe(again?.SubscriptionId);
+    const counted = (await storeStatus().counts()).subscriptions;
+    await eventually(async () => deliveryQueue().idle() && (await subscriptionItems()) === 1, 'the clean-up');
+    expect(expectJson(await api.listSubscriptions(), 200)).toEqual([recreated]);
+    expect(expectJson(await api.getSubscription(recreated?.SubscriptionId ?? ''), 200)).toEqual(recreated);
+    expect((await storeStatus().counts()).subscriptions).toBe(counted);
+    expectProblem(await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoints[7] }), 409);
+    expectNoContent(await api.deleteAllSubscriptions());
+    await cleanedUp();
+  });
+
+  it('deliveries already queued for the retired subscriptions are dropped, not delivered', async () => {
+    const { address, node, publisherId } = await lockStatePublisher({ withState: false });
+    const retired = await startConsumer();
+    const live = await startConsumer();
+    const [old] = await subscribeAll(address, [retired.url]);
+    expectNoContent(await api.deleteAllSubscriptions());
+    const [fresh] = await subscribeAll(address, [live.url]);
+    const event = lockStateEvent({ node, time: new Date().toISOString() });
+    const accepted = { publisherId, resourceAddress: address, event, acceptedAt: new Date().toISOString() };
+    const as = (info: SubscriptionInfo | undefined): Subscription => ({
+      id: info?.SubscriptionId ?? '',
+      resourceAddress: address,
+      endpointUri: info?.EndpointUri ?? '',
+      owner: 'anonymous',
+      createdAt: new Date().toISOString(),
+    });
+
+    // As fan-out queued them before the delete-all: the retired one first.
+    await deliveryQueue().send('delivery', [
+      { body: JSON.stringify(deliveryMessage(as(old), accepted, new Date())) },
+      { body: JSON.stringify(deliveryMessage(as(fresh), accepted, new Date())) },
+    ]);
+
+    await live.waitFor(1);
+    await eventually(() => deliveryQueue().idle(), 'the delivery queue to drain');
+    expect(retired.received).toEqual([]);
+    expect(deliveryQueue().deadLetters()).not.toContainEqual(
+      expect.objectContaining({ subscriptionId: old?.SubscriptionId }),
+    );
+    expectNoContent(await api.deleteAllSubscriptions());
+    await cleanedUp();
+  });
+
+  it('is 204 when there is nothing to delete, and twice in a row', async () => {
+    expectNoContent(await api.deleteAllSubscriptions());
+    expectNoContent(await api.deleteAllSubscriptions());
+    expect(expectJson(await api.listSubscriptions(), 200)).toEqual([]);
+  });
+});
