@@ -109,7 +109,9 @@ describe('DELETE /subscriptions (delete all)', () => {
     const [old] = await subscribeAll(address, [retired.url]);
     expectNoContent(await api.deleteAllSubscriptions());
     const [fresh] = await subscribeAll(address, [live.url]);
-    const event = lockStateEvent({ node, time: new Date().toISOString() });
+    const event = lockStateEvent({ node, time: new Date().toISOString() }) as Parameters<
+      typeof deliveryMessage
+    >[1]['event'];
     const accepted = { publisherId, resourceAddress: address, event, acceptedAt: new Date().toISOString() };
     const as = (info: SubscriptionInfo | undefined): Subscription => ({
       id: info?.SubscriptionId ?? '',
