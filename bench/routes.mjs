@@ -248,18 +248,21 @@ const subscribeTransaction = ({ id, principal, address, endpoint, createdAt, sta
         TableName: T,
         Item: {
           ...keys.subscription(id),
-          ...keys.subscriptionByAddress(address, principal, id),
-          listPk: keys.subscriptionsOf(principal),
+          ...keys.subscriptionByAddress(address, principal, 0, id),
+          listPk: keys.subscriptionsOf(principal, 0),
           listSk: `${createdAt}#${id}`,
+          gen: 0,
           id,
           resourceAddress: address,
           endpointUri: endpoint,
           owner: principal,
           createdAt,
         },
-        ConditionExpression: 'attribute_not_exists(pk)',
+        ConditionExpression: 'attribute_not_exists(pk) OR gen <> :gen',
+        ExpressionAttributeValues: { ':gen': 0 },
       },
     },
+    ownerCount(principal, 1),
     countBy('subscriptions', 1),
     {
       Put: {
@@ -275,16 +278,55 @@ const subscribeTransaction = ({ id, principal, address, endpoint, createdAt, sta
   ],
 });
 
-/** A subscription delete as the store writes it: only its owner's, only if it exists. */
+/** A subscription delete as the store writes it: only its owner's, of its current generation (0 here). */
 const ownedDelete = (/** @type {string} */ id, /** @type {string} */ principal) => ({
   Delete: {
     TableName: T,
     Key: keys.subscription(id),
-    ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
+    ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND gen = :gen',
     ExpressionAttributeNames: { '#owner': 'owner' },
-    ExpressionAttributeValues: { ':owner': principal },
+    ExpressionAttributeValues: { ':owner': principal, ':gen': 0 },
   },
 });
+
+/** The owner's count, changed in the same transaction on the condition that its generation is 0. */
+const ownerCount = (/** @type {string} */ principal, /** @type {number} */ delta) => ({
+  Update: {
+    TableName: T,
+    Key: keys.owner(principal),
+    UpdateExpression: 'SET gen = :gen ADD #count :delta',
+    ConditionExpression: 'attribute_not_exists(pk) OR gen = :gen',
+    ExpressionAttributeNames: { '#count': 'count' },
+    ExpressionAttributeValues: { ':gen': 0, ':delta': delta },
+  },
+});
+
+/**
+ * Delete-all as the store writes it: the owner's next generation and its count off the counters,
+ * on the condition that neither changed since they were read.
+ * @param {string} principal @param {number} count
+ */
+const retireAll = (principal, count) => ({
+  TransactItems: [
+    {
+      Update: {
+        TableName: T,
+        Key: keys.owner(principal),
+        UpdateExpression: 'SET gen = :next, #count = :zero',
+        ConditionExpression: 'gen = :gen AND #count = :count',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: { ':gen': 0, ':next': 1, ':count': count, ':zero': 0 },
+      },
+    },
+    countBy('subscriptions', -count),
+  ],
+});
+
+/** The clean-up job delete-all enqueues. @param {string} owner */
+const removalMessage = (owner) => ({ kind: 'remove-retired', owner, fromGeneration: 0, toGeneration: 1 });
+
+/** Lists read one record more than the page, to know whether another page follows. */
+const LIST_READ = 501;
 
 /** @param {Doc} db @param {Record<string, unknown>} key @param {boolean} [consistent] */
 const get = (db, key, consistent = true) =>
@@ -307,6 +349,11 @@ const ONE_READ = { allowed: { GetItem: 1 }, text: 'one read' };
 const ONE_QUERY = { allowed: { Query: 1 }, text: 'a query (per page), no scan' };
 /** @type {StoreBudget} */
 const ONE_TRANSACTION = { allowed: { TransactWriteItems: 1 }, text: 'one transaction' };
+/** Issue 11: what an owner's subscription operations read first, its generation (delete-all). @type {StoreBudget} */
+const OWNER_READ_AND_TRANSACTION = {
+  allowed: { GetItem: 1, TransactWriteItems: 1 },
+  text: "the owner's generation + one transaction",
+};
 
 /** @type {Route[]} */
 export const ROUTES = [
@@ -322,7 +369,7 @@ export const ROUTES = [
   },
   {
     name: 'GET /subscriptions/{id}',
-    storeBudget: ONE_READ,
+    storeBudget: { allowed: { BatchGetItem: 1 }, text: "one read (with its owner's generation)" },
     fn: 'getSubscription',
     sample: async (fx) => {
       const s = fx.readingSubs?.[Math.floor(Math.random() * 10)];
@@ -335,24 +382,27 @@ export const ROUTES = [
           principal: s.principal,
         }),
         expect: 200,
-        bare: () => get(fx.db, keys.subscription(s.id)),
+        bare: () => batchGet(fx.db, [keys.subscription(s.id), keys.owner(s.principal)]),
       };
     },
   },
   {
     name: 'GET /subscriptions',
-    storeBudget: ONE_QUERY,
+    storeBudget: { allowed: { GetItem: 1, Query: 1 }, text: "the owner's generation + a query per page" },
     fn: 'listSubscriptions',
     sample: async (fx) => ({
       event: httpApiEvent({ method: 'GET', path: '/subscriptions', principal: arn('reader') }),
       expect: 200,
-      bare: () =>
-        query(fx.db, {
+      bare: async () => {
+        await get(fx.db, keys.owner(arn('reader')));
+        await query(fx.db, {
           TableName: T,
           IndexName: 'byList',
           KeyConditionExpression: 'listPk = :pk',
-          ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(arn('reader')) },
-        }),
+          ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(arn('reader'), 0) },
+          Limit: LIST_READ,
+        });
+      },
     }),
   },
   {
@@ -398,6 +448,7 @@ export const ROUTES = [
           IndexName: 'byList',
           KeyConditionExpression: 'listPk = :pk',
           ExpressionAttributeValues: { ':pk': keys.publishers },
+          Limit: LIST_READ,
         }),
     }),
   },
@@ -405,7 +456,7 @@ export const ROUTES = [
   subscribeRoute('inclusive'),
   {
     name: 'DELETE /subscriptions/{id}',
-    storeBudget: ONE_TRANSACTION,
+    storeBudget: OWNER_READ_AND_TRANSACTION,
     fn: 'deleteSubscription',
     sample: async (fx) => {
       const address = fx.stateless?.node ?? '';
@@ -422,12 +473,18 @@ export const ROUTES = [
           principal,
         }),
         expect: 204,
-        bare: () =>
-          fx.db.send(
+        bare: async () => {
+          await get(fx.db, keys.owner(principal));
+          await fx.db.send(
             new sdk.TransactWriteCommand({
-              TransactItems: [ownedDelete(bare.id, principal), countBy('subscriptions', -1)],
+              TransactItems: [
+                ownedDelete(bare.id, principal),
+                ownerCount(principal, -1),
+                countBy('subscriptions', -1),
+              ],
             }),
-          ),
+          );
+        },
       };
     },
   },
@@ -436,69 +493,39 @@ export const ROUTES = [
     // Each sample seeds six subscriptions: part 1 takes a third as many per round.
     sampleShare: 1 / 3,
     storeBudget: {
-      allowed: { Query: 1, TransactWriteItems: 1 },
-      text: 'per page of 25: a query + a transaction',
+      ...OWNER_READ_AND_TRANSACTION,
+      text: "the owner's generation + one transaction, whatever it owns (+ one clean-up message)",
     },
     fn: 'deleteAllSubscriptions',
     sample: async (fx) => {
       const address = fx.stateless?.node ?? '';
       const [mine, bare] = [arn(unique('all')), arn(unique('all'))];
-      const bareSubs = [];
       for (let i = 0; i < 3; i++) {
         await fx.subscription(mine, address);
-        bareSubs.push(await fx.subscription(bare, address));
+        await fx.subscription(bare, address);
       }
       return {
         event: httpApiEvent({ method: 'DELETE', path: '/subscriptions', principal: mine }),
         expect: 204,
         sameCalls: async () => {
           const owner = arn(unique('all'));
-          const ids = [];
-          for (let i = 0; i < 3; i++) ids.push((await fx.subscription(owner, address)).id);
+          for (let i = 0; i < 3; i++) await fx.subscription(owner, address);
           return {
-            label: 'Query + TransactWriteItems',
+            label: 'GetItem + TransactWriteItems + enqueue POST',
             steps: [
+              { command: 'Get', input: { TableName: T, Key: keys.owner(owner), ConsistentRead: true } },
+              { command: 'TransactWrite', input: retireAll(owner, 3) },
               {
-                command: 'Query',
-                input: {
-                  TableName: T,
-                  IndexName: 'byList',
-                  KeyConditionExpression: 'listPk = :pk',
-                  ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(owner) },
-                  Limit: 25,
-                },
-              },
-              {
-                command: 'TransactWrite',
-                input: {
-                  TransactItems: [
-                    ...ids.map((id) => ownedDelete(id, owner)),
-                    countBy('subscriptions', -ids.length),
-                  ],
-                },
+                post: `${fx.queueUrl}/queues/cleanup/messages`,
+                body: JSON.stringify({ messages: [{ body: JSON.stringify(removalMessage(owner)) }] }),
               },
             ],
           };
         },
         bare: async () => {
-          const page = await query(fx.db, {
-            TableName: T,
-            IndexName: 'byList',
-            KeyConditionExpression: 'listPk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(bare) },
-            Limit: 25,
-          });
-          const items = page.Items ?? [];
-          await fx.db.send(
-            new sdk.TransactWriteCommand({
-              TransactItems: [
-                ...items.map((s) => ownedDelete(String(s.id), bare)),
-                countBy('subscriptions', -items.length),
-              ],
-            }),
-          );
-          // The handler's query page ends where LastEvaluatedKey is absent: with Limit 25 and
-          // three items, one query. (Both make the same number of requests.)
+          const owner = await get(fx.db, keys.owner(bare));
+          await fx.db.send(new sdk.TransactWriteCommand(retireAll(bare, Number(owner.Item?.count))));
+          await fx.enqueue('cleanup', removalMessage(bare));
         },
       };
     },
@@ -545,6 +572,7 @@ export const ROUTES = [
                       ...keys.publisherTree(address),
                       publisherId: id,
                       resourceAddress: address,
+                      createdAt,
                     },
                   },
                 },
@@ -696,6 +724,7 @@ function subscribeRoute(kind) {
                             Keys: [
                               keys.subscription(sameCallsId),
                               keys.publisherState(publisherIdFor(address)),
+                              keys.owner(principal),
                             ],
                             ConsistentRead: true,
                           },
@@ -728,7 +757,7 @@ function subscribeRoute(kind) {
           const id = subscriptionIdFor(principal, bare.ResourceAddress, bare.EndpointUri);
           const key = keys.subscription(id);
           const exactState = keys.publisherState(publisherIdFor(address));
-          const first = await batchGet(fx.db, [key, exactState]);
+          const first = await batchGet(fx.db, [key, exactState, keys.owner(principal)]);
           let state = first.find((item) => item.sk === exactState.sk);
           if (!state) {
             const tree = await query(fx.db, {
