@@ -18,8 +18,10 @@ import { DynamoDeliveryStore } from './store/delivery-store';
 import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
 import { DynamoPublisherStore } from './store/publisher-store';
+import { DynamoRetiredSubscriptions } from './store/retired-subscriptions';
 import { DynamoStoreStatus } from './store/store-status';
-import { DynamoSubscriptionStore } from './store/subscription-store';
+import { DynamoSubscriptionLists } from './store/subscription-lists';
+import { DynamoSubscribeStore, DynamoSubscriptionStore } from './store/subscription-store';
 
 /**
  * The composition root: each piece is built once per process on first use, so a function's
@@ -90,13 +92,19 @@ export const deliveryBatch = /* @__PURE__ */ once(() => {
 });
 
 export const subscriptions = /* @__PURE__ */ once(
-  () => new Subscriptions(subscriptionStore(), new QueuedRemoval(queueOnFirstUse)),
+  () =>
+    new Subscriptions(
+      subscriptionStore(),
+      new DynamoSubscriptionLists(table()),
+      new DynamoRetiredSubscriptions(table()),
+      new QueuedRemoval(queueOnFirstUse),
+    ),
 );
 
 export const subscribe = /* @__PURE__ */ once(
   () =>
     new Subscribe(
-      subscriptionStore(),
+      new DynamoSubscribeStore(table()),
       new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent()),
       delivery(),
     ),

@@ -142,14 +142,21 @@ export interface SubscriptionStore {
    * (one read); without, the owner's generation is read after the subscription.
    */
   getSubscription(id: string, owner?: string): Promise<Subscription | undefined>;
+  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
+  deleteSubscription(id: string, owner: string): Promise<boolean>;
+}
+
+export interface SubscriptionLists {
   /** One page of the owner's subscriptions (at exactly `resourceAddress`); undefined when `after` is from a list delete-all retired. */
   listSubscriptions(
     owner: string,
     resourceAddress: string | undefined,
     page: PageRequest,
   ): Promise<Page<Subscription> | undefined>;
-  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
-  deleteSubscription(id: string, owner: string): Promise<boolean>;
+}
+
+/** Delete-all's part of the store, apart so that the other subscription functions do not bundle it. */
+export interface RetiredSubscriptionStore {
   /**
    * Retires every subscription of the owner in one write (the counters with them) and says what
    * is left to remove, if anything.

@@ -12,7 +12,7 @@ export type CreateSubscriptionResult =
 /** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
 export class Subscribe {
   constructor(
-    private readonly store: SubscriptionStore,
+    private readonly store: Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription'>,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
   ) {}

@@ -1,6 +1,14 @@
 import { BadRequestError, NotFoundError } from '../errors';
 import { isServiceId } from './ids';
-import type { Page, PageRequest, RetiredSubscriptions, Subscription, SubscriptionStore } from './model';
+import type {
+  Page,
+  PageRequest,
+  RetiredSubscriptionStore,
+  RetiredSubscriptions,
+  Subscription,
+  SubscriptionLists,
+  SubscriptionStore,
+} from './model';
 import type { RetiredSubscriptionRemoval } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 
@@ -8,6 +16,8 @@ import { normaliseResourceAddress } from './resource-address';
 export class Subscriptions {
   constructor(
     private readonly store: SubscriptionStore,
+    private readonly lists: SubscriptionLists,
+    private readonly retired: RetiredSubscriptionStore,
     private readonly removal: RetiredSubscriptionRemoval,
   ) {}
 
@@ -24,7 +34,7 @@ export class Subscriptions {
     page: PageRequest,
   ): Promise<Page<Subscription>> {
     const address = resourceAddress === undefined ? undefined : normaliseResourceAddress(resourceAddress);
-    const found = await this.store.listSubscriptions(owner, address, page);
+    const found = await this.lists.listSubscriptions(owner, address, page);
     if (!found) {
       throw new BadRequestError(
         'The cursor belongs to a list that DELETE /subscriptions has emptied since; list again without cursor',
@@ -44,7 +54,7 @@ export class Subscriptions {
    * none is listed, read, counted or delivered to) and a queued job removes their items.
    */
   async deleteAll(owner: string): Promise<void> {
-    const retired = await this.store.retireAllSubscriptions(owner);
+    const retired = await this.retired.retireAllSubscriptions(owner);
     if (retired) await this.removal.schedule(retired);
   }
 
@@ -53,7 +63,7 @@ export class Subscriptions {
    * schedules the rest as a new job. Safe to run twice.
    */
   async removeRetired(job: RetiredSubscriptions, timeLeftMs: () => number): Promise<void> {
-    const rest = await this.store.removeRetired(job, () => timeLeftMs() < REMOVAL_RESERVE_MS);
+    const rest = await this.retired.removeRetired(job, () => timeLeftMs() < REMOVAL_RESERVE_MS);
     if (rest) await this.removal.schedule(rest);
   }
 }

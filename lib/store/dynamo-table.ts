@@ -9,7 +9,6 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { Page, PageRequest } from '../domain/model';
 import { type CounterKind, keys } from './keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
@@ -69,33 +68,6 @@ export class DynamoTable {
       yield result.Items ?? [];
       startKey = result.LastEvaluatedKey;
     } while (startKey);
-  }
-
-  /**
-   * One page of at most `request.limit` items. One item more is asked for, so that `next` is only
-   * there when more follow: a list that fits one page has no next. `keyAttributes` are the table's
-   * and the index's key attributes, which make a position.
-   */
-  async page(
-    query: Omit<QueryCommandInput, 'TableName'>,
-    request: PageRequest,
-    keyAttributes: readonly string[],
-  ): Promise<Page<Item>> {
-    const result = await this.client.send(
-      new QueryCommand({
-        ...query,
-        TableName: this.name,
-        Limit: request.limit + 1,
-        ExclusiveStartKey: request.after as Item | undefined,
-      }),
-    );
-    const items = result.Items ?? [];
-    const last = items[request.limit - 1];
-    if (items.length <= request.limit || !last) return { items, next: result.LastEvaluatedKey };
-    return {
-      items: items.slice(0, request.limit),
-      next: Object.fromEntries(keyAttributes.map((name) => [name, last[name]])),
-    };
   }
 
   /**

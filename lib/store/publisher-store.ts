@@ -12,6 +12,7 @@ import { resourceSuffixes } from '../domain/resource-address';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, keys } from './keys';
+import { queryPage } from './query-page';
 
 export class DynamoPublisherStore implements PublisherStore {
   constructor(private readonly table: DynamoTable) {}
@@ -66,7 +67,8 @@ export class DynamoPublisherStore implements PublisherStore {
   /** Unfiltered: oldest first. Under an address: one query of the publisher tree, in address order. */
   async listPublishers(address: string | undefined, request: PageRequest): Promise<Page<Publisher>> {
     if (address === undefined) {
-      const page = await this.table.page(
+      const page = await queryPage(
+        this.table,
         {
           IndexName: INDEX.byList,
           KeyConditionExpression: 'listPk = :pk',
@@ -77,7 +79,8 @@ export class DynamoPublisherStore implements PublisherStore {
       );
       return { items: page.items.map(toPublisher), next: page.next };
     }
-    const page = await this.table.page(
+    const page = await queryPage(
+      this.table,
       {
         IndexName: INDEX.publisherTree,
         KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',

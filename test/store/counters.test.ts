@@ -6,7 +6,9 @@ import type { Subscription } from '../../lib/domain/model';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { DynamoPublisherStore } from '../../lib/store/publisher-store';
+import { DynamoRetiredSubscriptions } from '../../lib/store/retired-subscriptions';
 import { DynamoStoreStatus } from '../../lib/store/store-status';
+import { DynamoSubscriptionLists } from '../../lib/store/subscription-lists';
 import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
@@ -14,6 +16,8 @@ import { httpApiEvent, invoke } from '../support/http-event';
 const tableName = process.env.TABLE_NAME ?? '';
 const table = new DynamoTable(documentClient(), tableName);
 const subscriptions = new DynamoSubscriptionStore(table);
+const retiredSubscriptions = new DynamoRetiredSubscriptions(table);
+const lists = new DynamoSubscriptionLists(table);
 const publisherStore = new DynamoPublisherStore(table);
 const status = new DynamoStoreStatus(table);
 
@@ -82,7 +86,7 @@ describe('race safety and exact counters', () => {
     const locations = new Set(responses.filter((r) => r.status === 409).map((r) => r.headers.location));
     expect([...locations]).toEqual([winner?.headers.location]);
     expect((await status.counts()).subscriptions).toBe(before + 1);
-    const listed = await subscriptions.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`, {
+    const listed = await lists.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`, {
       limit: 1000,
     });
     expect(listed?.items).toHaveLength(1);
@@ -140,7 +144,7 @@ describe('race safety and exact counters', () => {
     const counts = await status.counts();
     expect(counts.subscriptions).toBe(await countItems('SUB#', 'SUB'));
     expect(counts.subscriptions - before.subscriptions).toBe(live.length);
-    expect((await subscriptions.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toHaveLength(
+    expect((await lists.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toHaveLength(
       live.length,
     );
     expect(counts.publishers).toBe(await countItems('PUB#', 'PUB'));
@@ -148,11 +152,11 @@ describe('race safety and exact counters', () => {
     expect(counts.publishers - before.publishers).toBe(publishers.length);
 
     // Delete-all retires them all in one write: the counters drop at once, the items go after.
-    const retired = await subscriptions.retireAllSubscriptions(owner);
+    const retired = await retiredSubscriptions.retireAllSubscriptions(owner);
     expect(retired).toMatchObject({ owner, fromGeneration: 0, toGeneration: 1 });
     expect((await status.counts()).subscriptions).toBe(before.subscriptions);
-    expect((await subscriptions.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toEqual([]);
-    if (retired) expect(await subscriptions.removeRetired(retired, () => false)).toBeUndefined();
+    expect((await lists.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toEqual([]);
+    if (retired) expect(await retiredSubscriptions.removeRetired(retired, () => false)).toBeUndefined();
     expect(await countItems('SUB#', 'SUB')).toBe(before.subscriptions);
     expect((await status.counts()).subscriptions).toBe(before.subscriptions);
   }, 120_000);

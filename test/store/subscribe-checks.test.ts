@@ -12,7 +12,7 @@ import type { DeliveryPort, EndpointGate } from '../../lib/domain/ports';
 import { Publish } from '../../lib/domain/publish';
 import { Subscribe } from '../../lib/domain/subscribe';
 import { BadRequestError } from '../../lib/errors';
-import { publisherStore, subscriptionStore } from '../../lib/services';
+import { publisherStore, subscriptionStore, subscriptions } from '../../lib/services';
 import { lockStatePublisher } from '../support/api';
 import { lockStateEvent } from '../support/fixtures';
 
@@ -118,6 +118,6 @@ describe('POST /subscriptions: the endpoint policy and the 409/404 read', () => 
     ).rejects.toThrow(BadRequestError);
 
     expect(gate.posted).toEqual([]);
-    expect((await subscriptionStore().listSubscriptions(OWNER, address, { limit: 1000 }))?.items).toEqual([]);
+    expect((await subscriptions().list(OWNER, address, { limit: 1000 })).items).toEqual([]);
   });
 });

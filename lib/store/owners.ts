@@ -1,0 +1,22 @@
+import type { Item } from './dynamo-table';
+
+/** The key attributes of a position in the byList index. */
+export const LIST_KEY = ['pk', 'sk', 'listPk', 'listSk'] as const;
+
+/**
+ * The owner's item: its current generation, how many live subscriptions it holds, and below which
+ * generation the retired ones are removed. An owner without an item is in generation 0 with none.
+ */
+export interface OwnerState {
+  readonly gen: number;
+  readonly count: number;
+  readonly cleanedTo: number;
+}
+
+export function ownerState(item: Item | undefined): OwnerState {
+  return {
+    gen: Number(item?.gen ?? 0),
+    count: Number(item?.count ?? 0),
+    cleanedTo: Number(item?.cleanedTo ?? 0),
+  };
+}
