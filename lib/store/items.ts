@@ -1,6 +1,8 @@
 import type { NotificationEvent } from '../domain/event';
 import type { Publisher, PublisherState, Subscription } from '../domain/model';
+import { resourceSuffixes } from '../domain/resource-address';
 import type { Item } from './dynamo-table';
+import { keys } from './keys';
 
 /** Items to domain records and back: the attribute names of the table layout (see keys.ts). */
 export function subscriptionAttributes(s: Subscription): Item {
@@ -10,6 +12,47 @@ export function subscriptionAttributes(s: Subscription): Item {
     endpointUri: s.endpointUri,
     owner: s.owner,
     createdAt: s.createdAt,
+  };
+}
+
+/** The subscription's item, in its owner's generation `gen`. */
+export function subscriptionItem(s: Subscription, gen: number): Item {
+  return {
+    ...keys.subscription(s.id),
+    ...keys.subscriptionByAddress(s.resourceAddress, s.owner, gen, s.id),
+    listPk: keys.subscriptionsOf(s.owner, gen),
+    listSk: `${s.createdAt}#${s.id}`,
+    gen,
+    ...subscriptionAttributes(s),
+  };
+}
+
+/** The publisher's record. */
+export function publisherItem(p: Publisher): Item {
+  return {
+    ...keys.publisher(p.id),
+    listPk: keys.publishers,
+    listSk: `${p.createdAt}#${p.id}`,
+    id: p.id,
+    resourceAddress: p.resourceAddress,
+    endpointUri: p.endpointUri,
+    createdAt: p.createdAt,
+  };
+}
+
+/** The publisher's state item, before its first event. */
+export function publisherStateItem(p: Publisher): Item {
+  return {
+    ...keys.publisherState(p.id),
+    ...keys.publisherTree(p.resourceAddress),
+    publisherId: p.id,
+    resourceAddress: p.resourceAddress,
+    // The record's other members, which never change, so that the publisher tree index (which
+    // projects them) lists publishers under an address with one query.
+    endpointUri: p.endpointUri,
+    createdAt: p.createdAt,
+    // What an event's source may be, so that accepting an event checks it without a read.
+    sources: new Set(resourceSuffixes(p.resourceAddress)),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { Item } from './dynamo-table';
+import { keys } from './keys';
 
 /** The key attributes of a position in the byList index. */
 export const LIST_KEY = ['pk', 'sk', 'listPk', 'listSk'] as const;
@@ -19,4 +20,9 @@ export function ownerState(item: Item | undefined): OwnerState {
     count: Number(item?.count ?? 0),
     cleanedTo: Number(item?.cleanedTo ?? 0),
   };
+}
+
+/** The owner's item as the store keeps it; the scale benchmark seeds it directly. */
+export function ownerItem(principal: string, state: OwnerState): Item {
+  return { ...keys.owner(principal), ...state };
 }

@@ -10,7 +10,7 @@ import type {
 } from '../domain/model';
 import { resourceSuffixes } from '../domain/resource-address';
 import type { DynamoTable } from './dynamo-table';
-import { publisherOfState, toPublisher, toState } from './items';
+import { publisherItem, publisherOfState, publisherStateItem, toPublisher, toState } from './items';
 import { INDEX, keys } from './keys';
 import { queryPage } from './query-page';
 
@@ -23,34 +23,12 @@ export class DynamoPublisherStore implements PublisherStore {
       {
         Put: {
           TableName: this.table.name,
-          Item: {
-            ...keys.publisher(p.id),
-            listPk: keys.publishers,
-            listSk: `${p.createdAt}#${p.id}`,
-            id: p.id,
-            resourceAddress: p.resourceAddress,
-            endpointUri: p.endpointUri,
-            createdAt: p.createdAt,
-          },
+          Item: publisherItem(p),
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
       {
-        Put: {
-          TableName: this.table.name,
-          Item: {
-            ...keys.publisherState(p.id),
-            ...keys.publisherTree(p.resourceAddress),
-            publisherId: p.id,
-            resourceAddress: p.resourceAddress,
-            // The record's other members, which never change, so that the publisher tree index
-            // (which projects them) lists publishers under an address with one query.
-            endpointUri: p.endpointUri,
-            createdAt: p.createdAt,
-            // What an event's source may be, so that accepting an event checks it without a read.
-            sources: new Set(resourceSuffixes(p.resourceAddress)),
-          },
-        },
+        Put: { TableName: this.table.name, Item: publisherStateItem(p) },
       },
       this.table.countBy('publishers', 1),
     ]);

@@ -6,7 +6,7 @@ import type {
   SubscriptionStore,
 } from '../domain/model';
 import type { DynamoTable, Item, TransactItem } from './dynamo-table';
-import { subscriptionAttributes, toState, toSubscription } from './items';
+import { subscriptionItem, toState, toSubscription } from './items';
 import { INDEX, keys } from './keys';
 import { ownerState } from './owners';
 
@@ -64,14 +64,7 @@ export class DynamoSubscribeStore
         {
           Put: {
             TableName: this.table.name,
-            Item: {
-              ...keys.subscription(s.id),
-              ...keys.subscriptionByAddress(s.resourceAddress, s.owner, gen, s.id),
-              listPk: keys.subscriptionsOf(s.owner, gen),
-              listSk: `${s.createdAt}#${s.id}`,
-              gen,
-              ...subscriptionAttributes(s),
-            },
+            Item: subscriptionItem(s, gen),
             ConditionExpression: 'attribute_not_exists(pk) OR gen <> :gen',
             ExpressionAttributeValues: { ':gen': gen },
           },
