@@ -785,4 +785,16 @@ describe('table-wide: delete all', () => {
     expect(again.status).toBe(204);
     expect(again.raw).toBe('');
   });
+
+  it("the clean-up job runs as its own function through offline's Lambda endpoint, leaving no dead letter", async () => {
+    const queue = api.queue;
+    expect(queue).toBeDefined();
+    const deadline = Date.now() + 30_000;
+    while (!queue?.idle()) {
+      if (Date.now() > deadline) throw new Error('the clean-up queue did not drain');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(queue?.messages('cleanup')).toEqual([]);
+    expect(queue?.deadLetters()).toEqual([]);
+  });
 });

@@ -255,6 +255,24 @@ describe('serverless package --stage prod', () => {
     );
   });
 
+  it("gives delete-all's clean-up a queue of its own with a dead-letter queue, and the cursor key to the list functions only", () => {
+    const { CleanupQueue, CleanupDeadLetterQueue, CursorSecret } = iam.template.Resources;
+    expect(CleanupQueue?.Properties.RedrivePolicy).toMatchObject({
+      deadLetterTargetArn: { 'Fn::GetAtt': ['CleanupDeadLetterQueue', 'Arn'] },
+    });
+    expect(CleanupDeadLetterQueue?.Type).toBe('AWS::SQS::Queue');
+    expect(CursorSecret?.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64 });
+    const withKey = byType(iam.template, 'AWS::Lambda::Function')
+      .filter(
+        ([, fn]) =>
+          (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables.CURSOR_SECRET !==
+          undefined,
+      )
+      .map(([name]) => name)
+      .sort();
+    expect(withKey).toEqual(['ListPublishersLambdaFunction', 'ListSubscriptionsLambdaFunction']);
+  });
+
   it('alarms on the 5xx rate, on throttling and on anything dead-lettered, notifying the alarm topic', () => {
     const alarms = Object.fromEntries(
       byType(iam.template, 'AWS::CloudWatch::Alarm').map(
