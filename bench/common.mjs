@@ -345,3 +345,33 @@ export function nextTime() {
 }
 
 export const unique = (/** @type {string} */ prefix) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/** Runs `task(0 … count-1)` with at most `concurrency` in flight. @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
+export async function pool(count, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/**
+ * Points the handlers at `endpoint` and the local queue (their environment, as in Lambda), then
+ * bundles `entry` (a bench/*-entry.ts, no TypeScript runner is installed) and loads it.
+ * @param {string} entry file name under bench/ @param {string} endpoint @param {string} queueUrl
+ */
+export async function loadEntry(entry, endpoint, queueUrl) {
+  Object.assign(process.env, {
+    ...handlerEnv(endpoint, queueUrl),
+    AWS_EMF_ENVIRONMENT: 'Local',
+    LOG_LEVEL: 'error',
+  });
+  const outfile = join(workDir(), entry.replace(/\.ts$/, '.cjs'));
+  await build({
+    ...esbuildOptions(),
+    entryPoints: [fileURLToPath(new URL(`./${entry}`, import.meta.url))],
+    outfile,
+  });
+  return createRequire(import.meta.url)(outfile);
+}

@@ -13,22 +13,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
-import {
-  esbuildOptions,
-  handlerEnv,
-  listenLocal,
-  lockStateEvent,
-  median,
-  quantile,
-  TABLE_NAME,
-  workDir,
-} from './common.mjs';
+import { listenLocal, loadEntry, lockStateEvent, median, pool, quantile, TABLE_NAME } from './common.mjs';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
 const EVENTS = Number(process.env.EVENTS || 40);
@@ -88,16 +75,6 @@ async function until(done, what, timeoutMs = 5 * 60_000) {
   }
 }
 
-/** @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
-async function pool(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
 async function main() {
   const watchdog = setTimeout(() => {
     print('benchmark: over its time limit, stopping');
@@ -117,18 +94,7 @@ async function main() {
   const realLog = console.log;
   try {
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-    Object.assign(process.env, {
-      ...handlerEnv(db.endpoint, queue.url),
-      AWS_EMF_ENVIRONMENT: 'Local',
-      LOG_LEVEL: 'error',
-    });
-    const outfile = join(workDir(), 'fanout-entry.cjs');
-    await build({
-      ...esbuildOptions(),
-      entryPoints: [fileURLToPath(new URL('./entry.ts', import.meta.url))],
-      outfile,
-    });
-    const lib = createRequire(import.meta.url)(outfile);
+    const lib = await loadEntry('entry.ts', db.endpoint, queue.url);
     console.log = () => undefined; // the handlers' embedded metrics, one line per invocation
 
     const context = () => ({ awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 30_000 });

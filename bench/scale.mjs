@@ -12,12 +12,9 @@
  * exact. Exits non-zero when one fails.
  */
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startLocalQueue } from '../scripts/local-queue.mjs';
-import { esbuildOptions, handlerEnv, quantile, TABLE_NAME, verdict, verdicts, workDir } from './common.mjs';
+import { loadEntry, pool, quantile, TABLE_NAME, verdict, verdicts } from './common.mjs';
 
 const PUBLISHERS = Number(process.env.PUBLISHERS || 100_000);
 const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS || 200_000);
@@ -61,33 +58,12 @@ function publisherAddress(/** @type {number} */ i) {
   return `${nodeOf(i)}/${RESOURCES[r % RESOURCES.length]}${r < RESOURCES.length ? '' : `-${r}`}`;
 }
 
-/** @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
-async function pool(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
 const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
 const queue = await startLocalQueue({ log: () => undefined });
 let failed = false;
 try {
   await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-  Object.assign(process.env, {
-    ...handlerEnv(db.endpoint, queue.url),
-    AWS_EMF_ENVIRONMENT: 'Local',
-    LOG_LEVEL: 'error',
-  });
-  const outfile = join(workDir(), 'scale-entry.cjs');
-  await build({
-    ...esbuildOptions(),
-    entryPoints: [fileURLToPath(new URL('./scale-entry.ts', import.meta.url))],
-    outfile,
-  });
-  const lib = createRequire(import.meta.url)(outfile);
+  const lib = await loadEntry('scale-entry.ts', db.endpoint, queue.url);
   const { BatchWriteCommand, QueryCommand, UpdateCommand } = createRequire(import.meta.url)(
     '@aws-sdk/lib-dynamodb',
   );

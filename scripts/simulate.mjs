@@ -67,7 +67,8 @@ async function registerPublisher(address) {
   const created = await call('POST', '/publishers', { ResourceAddress: address });
   if (created.status === 201) return created.body.SubscriptionId;
   if (created.status === 409) {
-    const list = await call('GET', '/publishers');
+    // One page, whatever the fleet: the publishers at or under the address.
+    const list = await call('GET', `/publishers?ResourceAddress=${encodeURIComponent(address)}`);
     const found = (list.body ?? []).find(
       (/** @type {{ResourceAddress: string}} */ p) => p.ResourceAddress === address,
     );

@@ -11,6 +11,8 @@
 export const INDEX = { byAddress: 'byAddress', publisherTree: 'publisherTree', byList: 'byList' } as const;
 
 export const COUNTER_SHARDS = 10;
+/** An owner's count is split like the counters, so that one principal's concurrent subscribes rarely conflict. */
+export const OWNER_SHARDS = 10;
 export type CounterKind = 'subscriptions' | 'publishers';
 
 const owner = (principal: string) => encodeURIComponent(principal);
@@ -24,8 +26,15 @@ export const keys = {
   subscriptionsAt: (address: string) => `SUBADDR#${address}`,
   ownerPrefix: (principal: string, gen: number) => `${owner(principal)}#${gen}#`,
   subscriptionsOf: (principal: string, gen: number) => `SUBS#${owner(principal)}#${gen}`,
-  /** The owner's current generation and how many subscriptions it holds (absent: 0 and 0). */
-  owner: (principal: string) => ({ pk: `OWNER#${owner(principal)}`, sk: 'OWNER' }),
+  /**
+   * An owner's items: OWNER_SHARDS shards of its subscription count, each also holding its current
+   * generation (delete-all writes them all at once, so they always agree). Shard 0 is the one
+   * reads take the generation from, and it also holds `cleanedTo`.
+   */
+  owner: (principal: string) => ownerShard(principal, 0),
+  ownerShard,
+  ownerPartition: (principal: string) => `OWNER#${owner(principal)}`,
+  randomOwnerShard: (principal: string) => ownerShard(principal, Math.floor(Math.random() * OWNER_SHARDS)),
   publisher: (id: string) => ({ pk: `PUB#${id}`, sk: 'PUB' }),
   publishers: 'PUBS',
   /** The publisher's current state, beside its record: the item publishing updates. */
@@ -54,6 +63,10 @@ export const keys = {
   }),
   health: { pk: 'HEALTH', sk: 'HEALTH' },
 };
+
+function ownerShard(principal: string, shard: number) {
+  return { pk: `OWNER#${owner(principal)}`, sk: `COUNT#${shard}` };
+}
 
 /** Publisher addresses are grouped by their first segment, so one query finds any under a prefix. */
 function treePartition(address: string): string {

@@ -1,8 +1,8 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RetiredSubscriptionStore, RetiredSubscriptions } from '../domain/model';
-import type { DynamoTable } from './dynamo-table';
-import { INDEX, keys } from './keys';
-import { LIST_KEY, ownerState } from './owners';
+import type { DynamoTable, Item, TransactItem } from './dynamo-table';
+import { INDEX, keys, OWNER_SHARDS } from './keys';
+import { LIST_KEY, type OwnerState, ownerState } from './owners';
 import { queryPage } from './query-page';
 
 /** Retired subscriptions removed at once: one conditional delete each, in parallel. */
@@ -17,37 +17,28 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
   constructor(private readonly table: DynamoTable) {}
 
   /**
-   * One transaction starts the owner's next generation and takes its count off the counters, on
-   * the condition that neither changed since they were read (else read again and retry), so the
-   * counters stay exact. What it retired, and anything an earlier clean-up left, is returned.
+   * One transaction starts the owner's next generation on every shard of its count and takes the
+   * count off the counters, on the condition that no shard changed since they were read (else
+   * read again and retry), so the counters stay exact. What it retired, and anything an earlier
+   * clean-up left, is returned.
    */
   async retireAllSubscriptions(owner: string): Promise<RetiredSubscriptions | undefined> {
     for (;;) {
-      const state = await this.ownerState(owner);
-      if (state.count === 0) {
-        return state.gen > state.cleanedTo
-          ? { owner, fromGeneration: state.cleanedTo, toGeneration: state.gen }
-          : undefined;
+      const shards = await this.ownerShards(owner);
+      const gen = Math.max(0, ...[...shards.values()].map((shard) => shard.gen));
+      const count = [...shards.values()].reduce((total, shard) => total + shard.count, 0);
+      const cleanedTo = shards.get(keys.owner(owner).sk)?.cleanedTo ?? 0;
+      if (count === 0) {
+        return gen > cleanedTo ? { owner, fromGeneration: cleanedTo, toGeneration: gen } : undefined;
       }
       const failure = await this.table.transact([
-        {
-          Update: {
-            TableName: this.table.name,
-            Key: keys.owner(owner),
-            UpdateExpression: 'SET gen = :next, #count = :zero',
-            ConditionExpression: 'gen = :gen AND #count = :count',
-            ExpressionAttributeNames: { '#count': 'count' },
-            ExpressionAttributeValues: {
-              ':gen': state.gen,
-              ':next': state.gen + 1,
-              ':count': state.count,
-              ':zero': 0,
-            },
-          },
-        },
-        this.table.countBy('subscriptions', -state.count),
+        ...Array.from({ length: OWNER_SHARDS }, (_, shard) => {
+          const key = keys.ownerShard(owner, shard);
+          return this.nextGeneration(key, shards.get(key.sk), gen + 1);
+        }),
+        this.table.countBy('subscriptions', -count),
       ]);
-      if (!failure) return { owner, fromGeneration: state.cleanedTo, toGeneration: state.gen + 1 };
+      if (!failure) return { owner, fromGeneration: cleanedTo, toGeneration: gen + 1 };
     }
   }
 
@@ -108,8 +99,35 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
     );
   }
 
-  private async ownerState(owner: string) {
-    return ownerState(await this.table.get(keys.owner(owner)));
+  /** The shards of the owner's count, by sort key. */
+  private async ownerShards(owner: string): Promise<Map<string, OwnerState>> {
+    const shards = new Map<string, OwnerState>();
+    for await (const page of this.table.pages({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.ownerPartition(owner) },
+      ConsistentRead: true,
+    })) {
+      for (const item of page) shards.set(String(item.sk), ownerState(item));
+    }
+    return shards;
+  }
+
+  /** A shard moved to generation `next` with count 0, if it is still as it was read. */
+  private nextGeneration(key: Item, read: OwnerState | undefined, next: number): TransactItem {
+    return {
+      Update: {
+        TableName: this.table.name,
+        Key: key,
+        UpdateExpression: 'SET gen = :next, #count = :zero',
+        ConditionExpression: read ? 'gen = :gen AND #count = :count' : 'attribute_not_exists(pk)',
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: {
+          ':next': next,
+          ':zero': 0,
+          ...(read ? { ':gen': read.gen, ':count': read.count } : {}),
+        },
+      },
+    };
   }
 }
 

@@ -139,14 +139,14 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
   }
 }
 
-/** The owner's count, changed on the condition that `gen` is still its generation. */
+/** One shard of the owner's count, changed on the condition that `gen` is still its generation. */
 function ownerCount(table: DynamoTable, owner: string, gen: number, delta: number): TransactItem {
   return {
     Update: {
       TableName: table.name,
-      Key: keys.owner(owner),
+      Key: keys.randomOwnerShard(owner),
       UpdateExpression: 'SET gen = :gen ADD #count :delta',
-      // An owner without an item is in generation 0.
+      // A shard not written yet is in generation 0: delete-all writes every shard.
       ConditionExpression: gen === 0 ? 'attribute_not_exists(pk) OR gen = :gen' : 'gen = :gen',
       ExpressionAttributeNames: { '#count': 'count' },
       ExpressionAttributeValues: { ':gen': gen, ':delta': delta },

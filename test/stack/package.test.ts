@@ -149,7 +149,7 @@ describe('serverless package --stage prod', () => {
         'sqs:SendMessage',
       ],
       ListSubscriptions: ['dynamodb:GetItem', 'dynamodb:Query'],
-      DeleteAllSubscriptions: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
+      DeleteAllSubscriptions: ['dynamodb:Query', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
       RemoveRetiredSubscriptions: [
         'dynamodb:DeleteItem',
         'dynamodb:Query',
