@@ -6,7 +6,8 @@
  *   publisherTree (treePk, treeSk)  publisher addresses by cluster      TREE#<cluster>           / <address>/
  *   byList        (listPk, listSk)  subscriptions by owner; publishers  SUBS#<owner>#<gen>, PUBS / <createdAt>#<id>
  * A subscription belongs to the generation of its owner that was current when it was made
- * (`gen`, from the owner's item); delete-all starts a new generation, so one write retires them all.
+ * (`gen`, from the owner's count shards); delete-all starts a new generation, so one transaction
+ * retires them all.
  */
 export const INDEX = { byAddress: 'byAddress', publisherTree: 'publisherTree', byList: 'byList' } as const;
 
