@@ -49,9 +49,9 @@ export class DynamoSubscribeStore
 
   /**
    * The condition on the subscription's id is its uniqueness (the id follows from what is unique);
-   * an item of a retired generation counts as absent and is replaced. The owner's item is updated
-   * on the condition that its generation is still the one written, so a delete-all in between
-   * either retires this subscription or happens after it, never half.
+   * an item of a retired generation counts as absent and is replaced. One of the owner's count
+   * shards is updated on the condition that its generation is still the one written, so a
+   * delete-all in between either retires this subscription or happens after it, never half.
    */
   async createSubscription(
     s: Subscription,
