@@ -747,6 +747,17 @@ describe('fleet lists over HTTP', () => {
     expect(pages).toBe(3);
     expect(new Set(seen).size).toBe(5);
 
+    // The filtered list's cursor, replayed on the unfiltered list: another list, so 400.
+    const first = await call('GET', `/subscriptions?${filter}&limit=2`);
+    const cursor = new URL(/^<([^>]+)>/.exec(first.headers.get('link') ?? '')?.[1] ?? '').searchParams.get(
+      'cursor',
+    );
+    expect(cursor).toBeTruthy();
+    expectProblem(
+      await call('GET', `/subscriptions?limit=2&cursor=${encodeURIComponent(cursor ?? '')}`),
+      400,
+    );
+
     expectProblem(await call('GET', `/subscriptions?${filter}&limit=2&cursor=eyJ9.AAAA`), 400);
     expectProblem(await call('GET', '/subscriptions?limit=0'), 400);
   });
