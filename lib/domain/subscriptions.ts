@@ -29,7 +29,7 @@ export class Subscriptions {
   }
 }
 
-function notFound(id: string): NotFoundError {
+export function notFound(id: string): NotFoundError {
   return new NotFoundError(`Subscription ${clip(id)} does not exist`);
 }
 

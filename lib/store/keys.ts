@@ -49,6 +49,8 @@ export const keys = {
     sk: `${kind}#${Math.floor(Math.random() * COUNTER_SHARDS)}`,
   }),
   health: { pk: 'HEALTH', sk: 'HEALTH' },
+  /** The KMS-encrypted data key that encrypts signing secrets (deployed stages; written once). */
+  signingKey: { pk: 'CONFIG', sk: 'SIGNING-KEY' },
 };
 
 /** Publisher addresses are grouped by their first segment, so one query finds any under a prefix. */

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   InitialNotification,
   SubscribeCheck,
@@ -5,6 +6,7 @@ import type {
   Subscription,
   SubscriptionStore,
 } from '../domain/model';
+import type { SecretBox } from '../secrets/secret-box';
 import type { DynamoTable, Item, TransactItem } from './dynamo-table';
 import { subscriptionAttributes, toState, toSubscription } from './items';
 import { INDEX, keys } from './keys';
@@ -14,8 +16,16 @@ const DELETE_ALL_CHUNK = 25;
 /** Outlives the longest retry window allowed (14 days), so no delivery of the subscription outlives it. */
 const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 
+/**
+ * Signing secrets are kept encrypted (`signingSecret`, `previousSigningSecret`; sealed with the
+ * subscription's id as context) beside `previousSecretUntil` (epoch ms). Only a store built with a
+ * secret box writes or reads them, so the functions that never sign never load the data key.
+ */
 export class DynamoSubscriptionStore implements SubscriptionStore {
-  constructor(private readonly table: DynamoTable) {}
+  constructor(
+    private readonly table: DynamoTable,
+    private readonly secrets?: SecretBox,
+  ) {}
 
   /**
    * One consistent batch read gets the subscription, if it exists already, and the state of a
@@ -40,6 +50,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 
   /** The condition on the subscription's id is its uniqueness: the id follows from what is unique. */
   async createSubscription(s: Subscription, initial?: InitialNotification): Promise<boolean> {
+    const signingSecret = s.signing && (await this.box().seal(s.signing.current, s.id));
     const failure = await this.table.transact([
       {
         Put: {
@@ -50,6 +61,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
             listPk: keys.subscriptionsOf(s.owner),
             listSk: `${s.createdAt}#${s.id}`,
             ...subscriptionAttributes(s),
+            ...(signingSecret ? { signingSecret } : {}),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
@@ -64,7 +76,46 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
 
   async getSubscription(id: string): Promise<Subscription | undefined> {
     const item = await this.table.get(keys.subscription(id));
-    return item && toSubscription(item);
+    if (!item) return undefined;
+    const subscription = toSubscription(item);
+    if (!this.secrets || typeof item.signingSecret !== 'string') return subscription;
+    const previous = item.previousSigningSecret ? String(item.previousSigningSecret) : undefined;
+    const [current, previousSecret] = await Promise.all([
+      this.secrets.open(item.signingSecret, id),
+      previous === undefined ? undefined : this.secrets.open(previous, id),
+    ]);
+    return {
+      ...subscription,
+      signing: {
+        current,
+        ...(previousSecret === undefined
+          ? {}
+          : { previous: previousSecret, previousUntil: Number(item.previousSecretUntil) }),
+      },
+    };
+  }
+
+  /** No read first: the sealed current secret is copied as it is, since its context (the id) stays. */
+  async rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean> {
+    const sealed = await this.box().seal(secret, id);
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.name,
+          Key: keys.subscription(id),
+          // A subscription made before secrets existed has no current one to keep.
+          UpdateExpression:
+            'SET previousSigningSecret = if_not_exists(signingSecret, :none), previousSecretUntil = :until, signingSecret = :secret',
+          ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ExpressionAttributeValues: { ':owner': owner, ':secret': sealed, ':until': previousUntil, ':none': '' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
+      throw error;
+    }
   }
 
   async listSubscriptions(owner: string, address?: string): Promise<Subscription[]> {
@@ -110,6 +161,11 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
       }
     }
     return deleted;
+  }
+
+  private box(): SecretBox {
+    if (!this.secrets) throw new Error('this subscription store was built without a secret box');
+    return this.secrets;
   }
 
   private subscriptionDelete(id: string, owner: string): TransactItem {

@@ -12,6 +12,7 @@ import {
   bodyOfBytes,
   expectJson,
   expectProblem,
+  expectSubscribed,
   freshNode,
   lockStatePublisher,
   MAX_BODY_BYTES,
@@ -89,7 +90,7 @@ const cases: Case[] = [
         ResourceAddress: (await lockStatePublisher()).address,
         EndpointUri: (await startConsumer()).url,
       };
-      expectJson<SubscriptionInfo>(await api.createSubscription(body), 201);
+      expectSubscribed(await api.createSubscription(body));
       return api.createSubscription(body);
     },
   },

@@ -7,6 +7,7 @@ import {
   expectJson,
   expectNoContent,
   expectProblem,
+  expectSubscribed,
   expectSubscriptionInfo,
   freshNode,
   LOCK_STATE,
@@ -226,13 +227,11 @@ describe('DELETE /publishers/{publisherId}', () => {
   it('takes the current state with it but leaves the subscriptions', async () => {
     const { address, node, publisherId } = await lockStatePublisher();
     const consumer = await startConsumer();
-    const exact = expectJson<SubscriptionInfo>(
+    const exact = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }),
-      201,
     );
-    const inclusive = expectJson<SubscriptionInfo>(
+    const inclusive = expectSubscribed(
       await api.createSubscription({ ResourceAddress: `${node}/sync`, EndpointUri: consumer.url }),
-      201,
     );
 
     expectNoContent(await api.deletePublisher(publisherId));

@@ -58,10 +58,15 @@ const CONSUMER_ROUTES = [
   'DELETE /api/ocloudNotifications/v2/subscriptions',
   'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
   'DELETE /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
+  'POST /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/secret/rotate',
   'GET /api/ocloudNotifications/v2/{proxy+}',
   'GET /api/ocloudNotifications/v2/publishers',
 ];
-const OPEN_ROUTES = ['GET /api/ocloudNotifications/v2/health', '$default'];
+const OPEN_ROUTES = [
+  'GET /api/ocloudNotifications/v2/health',
+  'GET /api/ocloudNotifications/v2/openapi.json',
+  '$default',
+];
 
 function routes(template: Template): Record<string, { type: string; authorizer: unknown }> {
   return Object.fromEntries(
@@ -146,7 +151,16 @@ describe('serverless package --stage prod', () => {
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'kms:Decrypt',
+        'kms:GenerateDataKey',
         'sqs:SendMessage',
+      ],
+      RotateSubscriptionSecret: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'kms:Decrypt',
+        'kms:GenerateDataKey',
       ],
       ListSubscriptions: ['dynamodb:Query'],
       DeleteAllSubscriptions: ['dynamodb:DeleteItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
@@ -176,6 +190,7 @@ describe('serverless package --stage prod', () => {
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
+        'kms:Decrypt',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
@@ -184,6 +199,7 @@ describe('serverless package --stage prod', () => {
       ],
       EmitGauges: ['dynamodb:Query'],
       NotFound: [],
+      OpenApi: [],
     };
     for (const [name, actions] of Object.entries(expected)) {
       const role = iam.template.Resources[`${name}IamRoleLambdaExecution`];
@@ -205,7 +221,9 @@ describe('serverless package --stage prod', () => {
           if (statement.Action.every((action) => action.startsWith('logs:'))) {
             expect(text, name).toContain('/aws/lambda/ocloud-notifications-prod');
           } else {
-            expect(text, name).toMatch(/NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue/);
+            expect(text, name).toMatch(
+              /NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue|SigningKey/,
+            );
           }
         }
       }
@@ -226,6 +244,18 @@ describe('serverless package --stage prod', () => {
       SSESpecification: { SSEEnabled: true },
       DeletionProtectionEnabled: true,
     });
+  });
+
+  it('keeps signing secrets under a retained KMS key with rotation, named to the functions that sign', () => {
+    const key = iam.template.Resources.SigningKey;
+    expect(key?.Type).toBe('AWS::KMS::Key');
+    expect(key?.DeletionPolicy).toBe('Retain');
+    expect(key?.Properties.EnableKeyRotation).toBe(true);
+    for (const [name, fn] of byType(iam.template, 'AWS::Lambda::Function')) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.SIGNING_KEY_SOURCE, name).toBe('kms');
+      expect(variables.SIGNING_KMS_KEY_ID, name).toEqual({ Ref: 'SigningKey' });
+    }
   });
 
   it('has the delivery queues with a dead-letter queue behind them', () => {

@@ -187,6 +187,28 @@ export function expectSubscriptionInfo(
   return info;
 }
 
+export const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
+
+/**
+ * A 201 of POST /subscriptions: the SubscriptionInfo plus, this once, `SigningSecret`. Returns the
+ * info without the secret (what GET and lists answer); `signingSecretOf` reads the secret.
+ */
+export function expectSubscribed(response: ApiResponse): SubscriptionInfo {
+  const { SigningSecret, ...info } = expectJson<SubscriptionInfo & { SigningSecret?: unknown }>(
+    response,
+    201,
+  );
+  expect(SigningSecret).toMatch(SIGNING_SECRET);
+  expect(response.headers.location).toBe(info.UriLocation);
+  return info;
+}
+
+export function signingSecretOf(response: ApiResponse): string {
+  const secret = (response.body as { SigningSecret?: unknown }).SigningSecret;
+  expect(secret).toMatch(SIGNING_SECRET);
+  return secret as string;
+}
+
 /** A 204: no body at all. */
 export function expectNoContent(response: ApiResponse) {
   expect(response.status, response.rawBody).toBe(204);
