@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseTime } from '../domain/event';
-import { secretsInForce } from '../domain/signing-secret';
 import type { DeliveryAttempt, DeliveryStore, Subscription } from '../domain/model';
+import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
 import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';

@@ -23,5 +23,9 @@ export interface EndpointGate {
   /** Throws a BadRequestError when the delivery network policy forbids the endpoint. */
   assertAllowed(endpoint: URL): Promise<void>;
   /** POSTs the initial notification, signed with `secrets`; resolves to undefined on a 2xx, or to why it failed. */
-  sendInitial(endpointUri: string, event: NotificationEvent, secrets: readonly string[]): Promise<string | undefined>;
+  sendInitial(
+    endpointUri: string,
+    event: NotificationEvent,
+    secrets: readonly string[],
+  ): Promise<string | undefined>;
 }

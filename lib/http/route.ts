@@ -25,13 +25,13 @@ export function httpRoute(route: RouteHandler, options: { jsonBody?: boolean | '
     handler.use(bodySizeLimit());
     if (options.jsonBody === 'optional') handler.use(emptyBodyAsObject());
     handler.use(
-        httpJsonBodyParser(jsonOptions) as unknown as middy.MiddlewareObj<
-          HttpEvent,
-          HttpResponse,
-          Error,
-          Context
-        >,
-      );
+      httpJsonBodyParser(jsonOptions) as unknown as middy.MiddlewareObj<
+        HttpEvent,
+        HttpResponse,
+        Error,
+        Context
+      >,
+    );
   }
   return handler.handler(route);
 }

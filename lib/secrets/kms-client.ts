@@ -23,7 +23,11 @@ export function createKms(): Kms {
     sha256: Sha256,
     applyChecksum: false,
   });
-  const http = new NodeHttpHandler({ connectionTimeout: 1000, requestTimeout: 3000, throwOnRequestTimeout: true });
+  const http = new NodeHttpHandler({
+    connectionTimeout: 1000,
+    requestTimeout: 3000,
+    throwOnRequestTimeout: true,
+  });
 
   const call = async (action: string, input: Record<string, string>): Promise<Record<string, unknown>> => {
     const body = JSON.stringify(input);
@@ -59,7 +63,9 @@ export function createKms(): Kms {
       json = JSON.parse(text || '{}') as Record<string, unknown>;
     } catch {}
     if (status < 300) return json;
-    const cause = new Error(`KMS ${action}: ${status} ${String(json.__type ?? '')} ${String(json.message ?? '')}`);
+    const cause = new Error(
+      `KMS ${action}: ${status} ${String(json.__type ?? '')} ${String(json.message ?? '')}`,
+    );
     throw new ServiceUnavailableError('The signing key service refused the request; try again later', 5, {
       cause,
     });

@@ -17,7 +17,11 @@ export class DynamoWrappedKeyStore implements WrappedKeyStore {
       await this.table.client.send(
         new PutCommand({
           TableName: this.table.name,
-          Item: { ...keys.signingKey, ciphertext: ciphertext.toString('base64'), createdAt: new Date().toISOString() },
+          Item: {
+            ...keys.signingKey,
+            ciphertext: ciphertext.toString('base64'),
+            createdAt: new Date().toISOString(),
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );

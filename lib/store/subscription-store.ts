@@ -96,7 +96,12 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   }
 
   /** No read first: the sealed current secret is copied as it is, since its context (the id) stays. */
-  async rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean> {
+  async rotateSigningSecret(
+    id: string,
+    owner: string,
+    secret: string,
+    previousUntil: number,
+  ): Promise<boolean> {
     const sealed = await this.box().seal(secret, id);
     try {
       await this.table.client.send(
@@ -108,7 +113,12 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
             'SET previousSigningSecret = if_not_exists(signingSecret, :none), previousSecretUntil = :until, signingSecret = :secret',
           ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
           ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: { ':owner': owner, ':secret': sealed, ':until': previousUntil, ':none': '' },
+          ExpressionAttributeValues: {
+            ':owner': owner,
+            ':secret': sealed,
+            ':until': previousUntil,
+            ':none': '',
+          },
         }),
       );
       return true;

@@ -16,7 +16,6 @@ import {
   freshNode,
   lockStatePublisher,
   MAX_BODY_BYTES,
-  type SubscriptionInfo,
 } from './api';
 
 const startConsumer = trackConsumers();

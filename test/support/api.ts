@@ -17,6 +17,7 @@ import { handler as healthHandler } from '../../functions/health';
 import { handler as listPublishersHandler } from '../../functions/list-publishers';
 import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
 import { handler as publishEventHandler } from '../../functions/publish-event';
+import { handler as rotateSecretHandler } from '../../functions/rotate-subscription-secret';
 import { startConsumer } from './consumer';
 import { lockStateEvent, uniqueCluster } from './fixtures';
 import { httpApiEvent, invoke } from './http-event';
@@ -122,6 +123,14 @@ export const api = {
       pathParameters: { publisherId },
       body,
       ...options,
+    }),
+  rotateSecret: (id: string, body?: unknown) =>
+    call(rotateSecretHandler, {
+      method: 'POST',
+      path: `/subscriptions/${id}/secret/rotate`,
+      routeKey: `POST ${BASE_PATH}/subscriptions/{subscriptionId}/secret/rotate`,
+      pathParameters: { subscriptionId: id },
+      ...(body === undefined ? {} : { body }),
     }),
   health: () => call(healthHandler, { method: 'GET', path: '/health', routeKey: `GET ${BASE_PATH}/health` }),
 };
