@@ -10,7 +10,8 @@ http.ServerResponse.prototype.writeHead = function noContentType(statusCode, ...
     this.removeHeader('content-type');
     for (const headers of rest) {
       if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-        for (const name of Object.keys(headers)) if (name.toLowerCase() === 'content-type') delete headers[name];
+        for (const name of Object.keys(headers))
+          if (name.toLowerCase() === 'content-type') delete headers[name];
       }
     }
   }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
+import { ROUTES } from '../../lib/http/routes';
 import tableSchema from '../../lib/store/table-schema.json';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
@@ -106,6 +107,15 @@ describe('serverless package --stage prod', () => {
     for (const route of [...PRODUCER_ROUTES, ...CONSUMER_ROUTES])
       expect(declared[route]?.type, route).toBe('AWS_IAM');
     for (const route of OPEN_ROUTES) expect(declared[route]?.type, route).toBe('NONE');
+  });
+
+  it('declares exactly the routes of lib/http/routes.ts, the table the 405 answers come from', () => {
+    const declared = Object.keys(routes(iam.template)).filter((key) => key !== '$default');
+    const table = ROUTES.map(
+      (r) =>
+        `${r.method} /api/ocloudNotifications/v2${r.path.replace('/{ResourceAddress}/CurrentState', '/{proxy+}')}`,
+    );
+    expect(declared.sort()).toEqual(table.sort());
   });
 
   it('puts consumer routes behind a JWT authoriser when consumerAuth=jwt, producers still behind IAM', () => {

@@ -16,6 +16,7 @@ import { handler as getSubscriptionHandler } from '../../functions/get-subscript
 import { handler as healthHandler } from '../../functions/health';
 import { handler as listPublishersHandler } from '../../functions/list-publishers';
 import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
+import { handler as notFoundHandler } from '../../functions/not-found';
 import { handler as publishEventHandler } from '../../functions/publish-event';
 import { handler as rotateSecretHandler } from '../../functions/rotate-subscription-secret';
 import { startConsumer } from './consumer';
@@ -132,12 +133,15 @@ export const api = {
       pathParameters: { subscriptionId: id },
       ...(body === undefined ? {} : { body }),
     }),
+  /** A request no route of the HTTP API matches, as its `$default` route receives it. */
+  unrouted: (method: string, path: string) => call(notFoundHandler, { method, path, routeKey: '$default' }),
   health: () => call(healthHandler, { method: 'GET', path: '/health', routeKey: `GET ${BASE_PATH}/health` }),
 };
 
 const TITLES: Record<number, readonly string[]> = {
   400: ['Bad Request'],
   404: ['Not Found'],
+  405: ['Method Not Allowed'],
   409: ['Conflict'],
   413: ['Payload Too Large', 'Content Too Large'],
   503: ['Service Unavailable'],
