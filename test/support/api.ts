@@ -41,7 +41,7 @@ export interface SubscriptionInfo {
   SubscriptionId: string;
   UriLocation: string;
   ResourceAddress: string;
-  EndpointUri?: string;
+  EndpointUri: string;
 }
 
 export type NotificationEvent = ReturnType<typeof lockStateEvent>;
