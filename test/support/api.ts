@@ -17,6 +17,7 @@ import { handler as healthHandler } from '../../functions/health';
 import { handler as listPublishersHandler } from '../../functions/list-publishers';
 import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
 import { handler as notFoundHandler } from '../../functions/not-found';
+import { handler as openApiHandler } from '../../functions/openapi';
 import { handler as publishEventHandler } from '../../functions/publish-event';
 import { handler as rotateSecretHandler } from '../../functions/rotate-subscription-secret';
 import { startConsumer } from './consumer';
@@ -135,6 +136,8 @@ export const api = {
     }),
   /** A request no route of the HTTP API matches, as its `$default` route receives it. */
   unrouted: (method: string, path: string) => call(notFoundHandler, { method, path, routeKey: '$default' }),
+  openApi: () =>
+    call(openApiHandler, { method: 'GET', path: '/openapi.json', routeKey: `GET ${BASE_PATH}/openapi.json` }),
   health: () => call(healthHandler, { method: 'GET', path: '/health', routeKey: `GET ${BASE_PATH}/health` }),
 };
 
