@@ -1,7 +1,7 @@
-import { MethodNotAllowedError, NotFoundError } from '../lib/errors';
+import { NotFoundError } from '../lib/errors';
 import { BASE_PATH } from '../lib/http/request';
 import { httpRoute } from '../lib/http/route';
-import { methodsFor } from '../lib/http/routes';
+import { assertMethodAllowed } from '../lib/http/routes';
 
 /**
  * The HTTP API's `$default` route (and serverless offline's catch-all): a known path called with a
@@ -9,12 +9,6 @@ import { methodsFor } from '../lib/http/routes';
  */
 export const handler = httpRoute(async (event) => {
   const method = event.requestContext.http.method;
-  const allowed = methodsFor(event.rawPath);
-  if (allowed.length > 0 && !allowed.includes(method)) {
-    throw new MethodNotAllowedError(
-      `${event.rawPath} does not support ${method}; it supports ${allowed.join(', ')}`,
-      allowed,
-    );
-  }
+  assertMethodAllowed(method, event.rawPath);
   throw new NotFoundError(`No route for ${method} ${event.rawPath}; the API is under ${BASE_PATH}`);
 });

@@ -1,8 +1,9 @@
+import { MethodNotAllowedError } from '../errors';
 import { BASE_PATH } from './request';
 
 /**
- * Every route of the API, once: the 405 answer of the `$default` route (lib/http/method-check.ts)
- * reads it, and tests hold serverless.yml and the OpenAPI document to it. Paths are relative to the
+ * Every route of the API, once: the 405 answers (`assertMethodAllowed`, used by the `$default` route and the GET catch-all)
+ * read it, and tests hold serverless.yml and the OpenAPI document to it. Paths are relative to the
  * base path, in the OpenAPI form; `{ResourceAddress}` stands for one or more segments.
  */
 export const ROUTES = [
@@ -37,4 +38,15 @@ export function methodsFor(rawPath: string): string[] {
   const methods = new Set(matchers.filter((m) => m.pattern.test(rawPath)).map((m) => m.method as string));
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
+}
+
+/** Throws 405 with `Allow` when the path is one of the API's and does not have the method. */
+export function assertMethodAllowed(method: string, rawPath: string): void {
+  const allowed = methodsFor(rawPath);
+  if (allowed.length > 0 && !allowed.includes(method)) {
+    throw new MethodNotAllowedError(
+      `${rawPath} does not support ${method}; it supports ${allowed.join(', ')}`,
+      allowed,
+    );
+  }
 }

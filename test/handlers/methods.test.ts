@@ -21,6 +21,12 @@ describe('a known path with a method it lacks ($default route)', () => {
     expect(response.headers.allow).toBe(allow);
   });
 
+  it('a GET that reaches the CurrentState catch-all for a path without GET is 405 too', async () => {
+    const response = await api.getPath(`/publishers/${ID}/events`);
+    expectProblem(response, 405, 'supports POST');
+    expect(response.headers.allow).toBe('POST');
+  });
+
   it('answers 404 for a path the API does not have', async () => {
     expect((await api.unrouted('POST', '/no-such-collection')).headers.allow).toBeUndefined();
     expectProblem(await api.unrouted('POST', '/no-such-collection'), 404, 'No route for POST');

@@ -49,7 +49,7 @@ function validatorFor(pointer: string): ValidateFunction {
   return validate;
 }
 
-const escape = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerToken = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1');
 
 function resolve<T>(value: T | { $ref: string }): { value: T; pointer: string | undefined } {
   if (value && typeof value === 'object' && '$ref' in value && typeof value.$ref === 'string') {
@@ -102,7 +102,7 @@ export function openApiProblems(method: string, rawPath: string, response: SeenR
     const operation = paths[template]?.[verb] as Operation | undefined;
     const status = String(response.status);
     const key = operation && !(status in operation.responses) ? `${status[0]}XX` : status;
-    where = `/paths/${escape(template)}/${verb}/responses/${key}`;
+    where = `/paths/${pointerToken(template)}/${verb}/responses/${key}`;
     if (!operation) {
       if (response.status !== 405)
         return [`${what}: ${verb.toUpperCase()} ${template} is not in the OpenAPI document`];
@@ -165,7 +165,7 @@ function bodyProblems(
       return [`${what}: the body is not JSON`];
     }
   }
-  const validate = validatorFor(`${where}/content/${escape(contentType)}/schema`);
+  const validate = validatorFor(`${where}/content/${pointerToken(contentType)}/schema`);
   return validate(body) ? [] : [`${what}: ${ajv.errorsText(validate.errors, { dataVar: 'body' })}`];
 }
 
