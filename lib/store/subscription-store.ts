@@ -34,6 +34,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
    * second batch read get their states.
    */
   async subscribeCheck(check: SubscribeCheckKeys): Promise<SubscribeCheck> {
+    this.secrets?.warm();
     const subscription = keys.subscription(check.subscriptionId);
     const exactState = keys.publisherState(check.publisherId);
     const first = await this.table.batchGet([subscription, exactState]);
@@ -75,6 +76,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   }
 
   async getSubscription(id: string): Promise<Subscription | undefined> {
+    this.secrets?.warm();
     const item = await this.table.get(keys.subscription(id));
     if (!item) return undefined;
     const subscription = toSubscription(item);
