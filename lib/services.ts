@@ -23,6 +23,7 @@ import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
 import { DynamoPublisherStore } from './store/publisher-store';
 import { DynamoWrappedKeyStore } from './store/signing-key-store';
+import { DynamoSigningSecretStore } from './store/signing-secret-store';
 import { DynamoStoreStatus } from './store/store-status';
 import { DynamoSubscriptionStore } from './store/subscription-store';
 
@@ -47,7 +48,7 @@ const table = /* @__PURE__ */ once(() => new DynamoTable(documentClient(), confi
 export const subscriptionStore = /* @__PURE__ */ once(() => new DynamoSubscriptionStore(table()));
 
 /** Encrypts signing secrets: the data key is read from a file locally, unwrapped by KMS when deployed. */
-const secretBox = /* @__PURE__ */ once(() => {
+export const secretBox = /* @__PURE__ */ once(() => {
   const key = signingConfig().key;
   return new AesGcmSecretBox(
     key.kind === 'file'
@@ -120,7 +121,11 @@ export const subscribe = /* @__PURE__ */ once(
 );
 
 export const rotateSecret = /* @__PURE__ */ once(
-  () => new RotateSecret(signingSubscriptionStore(), signingConfig().rotationGraceSeconds),
+  () =>
+    new RotateSecret(
+      new DynamoSigningSecretStore(table(), secretBox()),
+      signingConfig().rotationGraceSeconds,
+    ),
 );
 
 export const publishers = /* @__PURE__ */ once(() => new Publishers(publisherStore()));

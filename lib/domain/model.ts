@@ -110,15 +110,19 @@ export interface SubscriptionStore {
    */
   createSubscription(subscription: Subscription, initialNotification?: InitialNotification): Promise<boolean>;
   getSubscription(id: string): Promise<Subscription | undefined>;
+  listSubscriptions(owner: string, resourceAddress?: string): Promise<Subscription[]>;
+  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
+  deleteSubscription(id: string, owner: string): Promise<boolean>;
+  deleteAllSubscriptions(owner: string): Promise<number>;
+}
+
+/** Rotation of a subscription's signing secret. */
+export interface SigningSecretStore {
   /**
    * Makes `secret` the current signing secret, keeping the one it replaces in force until
    * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
    */
   rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
-  listSubscriptions(owner: string, resourceAddress?: string): Promise<Subscription[]>;
-  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
-  deleteSubscription(id: string, owner: string): Promise<boolean>;
-  deleteAllSubscriptions(owner: string): Promise<number>;
 }
 
 export interface PublisherStore {

@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   InitialNotification,
   SubscribeCheck,
@@ -95,39 +94,6 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
           : { previous: previousSecret, previousUntil: Number(item.previousSecretUntil) }),
       },
     };
-  }
-
-  /** No read first: the sealed current secret is copied as it is, since its context (the id) stays. */
-  async rotateSigningSecret(
-    id: string,
-    owner: string,
-    secret: string,
-    previousUntil: number,
-  ): Promise<boolean> {
-    const sealed = await this.box().seal(secret, id);
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.name,
-          Key: keys.subscription(id),
-          // A subscription made before secrets existed has no current one to keep.
-          UpdateExpression:
-            'SET previousSigningSecret = if_not_exists(signingSecret, :none), previousSecretUntil = :until, signingSecret = :secret',
-          ConditionExpression: 'attribute_exists(pk) AND #owner = :owner',
-          ExpressionAttributeNames: { '#owner': 'owner' },
-          ExpressionAttributeValues: {
-            ':owner': owner,
-            ':secret': sealed,
-            ':until': previousUntil,
-            ':none': '',
-          },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
   }
 
   async listSubscriptions(owner: string, address?: string): Promise<Subscription[]> {

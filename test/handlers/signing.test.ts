@@ -7,10 +7,11 @@ import { stat } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signingConfig } from '../../lib/config';
-import { signingSubscriptionStore } from '../../lib/services';
+import { secretBox } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
+import { DynamoSigningSecretStore } from '../../lib/store/signing-secret-store';
 import { type ReceivedNotification, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
@@ -26,6 +27,7 @@ import {
 } from './api';
 
 const startConsumer = trackConsumers();
+const table = new DynamoTable(documentClient(), String(process.env.TABLE_NAME));
 
 function signedHeaders(notification: ReceivedNotification): Record<string, string> {
   const headers = notification.headers;
@@ -172,7 +174,7 @@ describe('POST /subscriptions/{id}/secret/rotate', () => {
     const { publisher, consumer, info, secret: old } = await subscribedWithInitial();
     const fresh = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
     // The grace period as if it had passed: the store is given an end in the past.
-    await signingSubscriptionStore().rotateSigningSecret(
+    await new DynamoSigningSecretStore(table, secretBox()).rotateSigningSecret(
       info.SubscriptionId,
       'anonymous',
       fresh,
@@ -208,7 +210,6 @@ describe('POST /subscriptions/{id}/secret/rotate', () => {
 describe('secrets at rest', () => {
   it('stores only AES-GCM ciphertext bound to the subscription, under a key file only its owner may read', async () => {
     const { info, secret } = await subscribedWithInitial();
-    const table = new DynamoTable(documentClient(), String(process.env.TABLE_NAME));
     const item = await table.get(keys.subscription(info.SubscriptionId));
     const sealed = String(item?.signingSecret);
     expect(sealed).toMatch(/^v1\.[A-Za-z0-9+/=]+\.[A-Za-z0-9+/=]+$/);
