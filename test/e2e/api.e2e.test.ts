@@ -100,6 +100,16 @@ function freshNode(): { node: string; address: string } {
   return { node, address: `${node}/sync/ptp-status/lock-state` };
 }
 
+/** What a consumer does: standardwebhooks' verify over the raw body and the webhook headers. */
+function verifiedBody(secret: string, notification: Consumer['received'][number] | undefined): unknown {
+  if (!notification) throw new Error('no notification');
+  return new Webhook(secret).verify(notification.raw, {
+    'webhook-id': String(notification.headers['webhook-id']),
+    'webhook-timestamp': String(notification.headers['webhook-timestamp']),
+    'webhook-signature': String(notification.headers['webhook-signature']),
+  });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** True when offline answered with its own Lambda error (time-out, crash) instead of the handler's reply. */
@@ -126,6 +136,8 @@ async function warmUp(): Promise<void> {
     ['GET', `/publishers/${id}`],
     ['DELETE', `/publishers/${id}`],
     ['POST', `/publishers/${id}/events`, {}],
+    ['POST', `/subscriptions/${id}/secret/rotate`],
+    ['GET', '/openapi.json'],
   ];
   for (const [method, path, body] of requests) {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -532,6 +544,13 @@ describe('the full user flow', () => {
     expect(initial?.headers['webhook-id']).toMatch(/\S/);
     expect(initial?.headers['webhook-timestamp']).toMatch(/^\d+$/);
     expect(initial?.headers['user-agent']).toMatch(/ocloud-notifications/);
+    const firstSecret = reply.body.SigningSecret;
+    expect(verifiedBody(firstSecret, initial)).toEqual(event);
+
+    // The second consumer rotates its secret: during the grace period both signatures are sent.
+    const rotated = await call('POST', `/subscriptions/${reply.body.SubscriptionId}/secret/rotate`);
+    expect(rotated.status, rotated.raw).toBe(200);
+    const secondSecret = rotated.body.SigningSecret;
 
     // Both subscriptions now receive the next event.
     const next = lockStateEvent({ node, value: 'LOCKED' });
@@ -540,6 +559,11 @@ describe('the full user flow', () => {
     await consumer.waitFor(2);
     expect(second.received[1]?.body).toEqual(next);
     expect(consumer.received[1]?.body).toEqual(next);
+    expect(String(second.received[1]?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifiedBody(secondSecret, second.received[1])).toEqual(next);
+    expect(verifiedBody(firstSecret, second.received[1])).toEqual(next);
+    expect(verifiedBody(signingSecret, consumer.received[1])).toEqual(next);
+    expect(() => verifiedBody(secondSecret, consumer.received[1])).toThrow();
     event = next;
   });
 
