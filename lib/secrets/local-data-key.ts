@@ -1,21 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type DataKeyLoader, NoDataKeyYet } from './secret-box';
 
 const KEY_BYTES = 32;
 
 /**
  * The local stage's data key: 32 random bytes in a file readable by its owner only (`.data/` by
- * default), made on first use. Concurrent first uses agree: the exclusive create has one winner
+ * default), made by the first seal. Concurrent first uses agree: the exclusive create has one winner
  * and the others read what it wrote.
  */
-export function localDataKey(path: string): () => Promise<Buffer> {
-  return async () => {
+export function localDataKey(path: string): DataKeyLoader {
+  return async (create) => {
     try {
       return checked(await readFile(path), path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    if (!create) throw new NoDataKeyYet(`no signing data key in ${path} yet`);
     await mkdir(dirname(path), { recursive: true });
     const key = randomBytes(KEY_BYTES);
     try {

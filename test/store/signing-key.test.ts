@@ -11,6 +11,7 @@ import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
 import { DynamoWrappedKeyStore } from '../../lib/store/signing-key-store';
+import { ensureTable } from '../../scripts/dynamodb-local.mjs';
 
 const KEY_ID = 'arn:aws:kms:us-east-1:123456789012:key/test';
 
@@ -67,5 +68,26 @@ describe('signing data key under KMS', () => {
     expect(await box.open(sealed, 'sub-a')).toBe('whsec_abc');
     await expect(box.open(sealed, 'sub-b')).rejects.toThrow();
     await expect(other.open(sealed, 'sub-a')).rejects.toThrow();
+  });
+});
+
+describe('a function that only opens secrets', () => {
+  it('never makes the data key: warming and opening before any seal call no GenerateDataKey', async () => {
+    const tableName = `${process.env.TABLE_NAME}-fresh`;
+    await ensureTable({ endpoint: String(process.env.AWS_ENDPOINT_URL_DYNAMODB), tableName });
+    const store = new DynamoWrappedKeyStore(new DynamoTable(documentClient(), tableName));
+    const { kms, calls } = standInKms();
+    const deliverer = new AesGcmSecretBox(kmsDataKey(kms, KEY_ID, store));
+    deliverer.warm();
+    await expect(deliverer.open('v1.AAAA.AAAA', 'sub-1')).rejects.toThrow(/no signing data key/);
+    expect(calls.generate).toBe(0);
+
+    // A subscribe on the same instance after a warm-up that found nothing: the seal makes the key.
+    deliverer.warm();
+    const sealed = await deliverer.seal('whsec_first', 'sub-1');
+    expect(calls.generate).toBe(1);
+    expect(await new AesGcmSecretBox(kmsDataKey(kms, KEY_ID, store)).open(sealed, 'sub-1')).toBe(
+      'whsec_first',
+    );
   });
 });
