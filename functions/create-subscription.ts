@@ -17,7 +17,8 @@ export const handler = httpRoute(
       );
     }
     const info = subscriptionInfo(result.subscription, base);
-    return json(201, info, { Location: info.UriLocation });
+    // The only time the secret leaves the service: GET, lists and 409 never carry it.
+    return json(201, { ...info, SigningSecret: result.signingSecret }, { Location: info.UriLocation });
   },
   { jsonBody: true },
 );

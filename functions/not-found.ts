@@ -1,9 +1,14 @@
 import { NotFoundError } from '../lib/errors';
+import { BASE_PATH } from '../lib/http/request';
 import { httpRoute } from '../lib/http/route';
+import { assertMethodAllowed } from '../lib/http/routes';
 
-/** The HTTP API's `$default` route: anything no other route matches gets a problem document. */
+/**
+ * The HTTP API's `$default` route (and serverless offline's catch-all): a known path called with a
+ * method it lacks gets 405 with `Allow`; anything else a 404. Both are problem documents.
+ */
 export const handler = httpRoute(async (event) => {
-  throw new NotFoundError(
-    `No route for ${event.requestContext.http.method} ${event.rawPath}; the API is under /api/ocloudNotifications/v2`,
-  );
+  const method = event.requestContext.http.method;
+  assertMethodAllowed(method, event.rawPath);
+  throw new NotFoundError(`No route for ${method} ${event.rawPath}; the API is under ${BASE_PATH}`);
 });

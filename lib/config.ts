@@ -226,3 +226,38 @@ export function cursorSecret(): string {
   loadedCursorSecret ??= loadCursorSecret(process.env);
   return loadedCursorSecret;
 }
+
+/** Where the data key that encrypts signing secrets comes from: a local file, or KMS when deployed. */
+export type SigningKeySource =
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'kms'; readonly keyId: string };
+
+/** The settings of functions that sign notifications or keep signing secrets. */
+export interface SigningConfig {
+  readonly key: SigningKeySource;
+  /** How long the previous secret still signs after a rotation. */
+  readonly rotationGraceSeconds: number;
+}
+
+export function loadSigningConfig(env: Env): SigningConfig {
+  const isLocal = optional(env, 'STAGE', 'local') === 'local';
+  const source = oneOf(env, 'SIGNING_KEY_SOURCE', ['file', 'kms'] as const, isLocal ? 'file' : 'kms');
+  // A Lambda's file system does not outlive the instance: a key there would orphan every secret.
+  if (source === 'file' && !isLocal) {
+    throw new ConfigError('environment variable SIGNING_KEY_SOURCE must be kms outside the local stage');
+  }
+  return {
+    key:
+      source === 'kms'
+        ? { kind: 'kms', keyId: required(env, 'SIGNING_KMS_KEY_ID') }
+        : { kind: 'file', path: optional(env, 'SIGNING_KEY_FILE', '.data/signing-key') },
+    rotationGraceSeconds: positiveInt(env, 'SIGNING_ROTATION_GRACE_SECONDS', 24 * 3600, 30 * 24 * 3600),
+  };
+}
+
+let loadedSigning: SigningConfig | undefined;
+
+export function signingConfig(): SigningConfig {
+  loadedSigning ??= loadSigningConfig(process.env);
+  return loadedSigning;
+}

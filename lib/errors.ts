@@ -41,6 +41,17 @@ export class ConflictError extends ServiceError {
   }
 }
 
+export class MethodNotAllowedError extends ServiceError {
+  readonly status = 405;
+  readonly title = 'Method Not Allowed';
+  override readonly headers: Readonly<Record<string, string>>;
+
+  constructor(detail: string, allowed: readonly string[]) {
+    super(detail);
+    this.headers = { Allow: allowed.join(', ') };
+  }
+}
+
 export class PayloadTooLargeError extends ServiceError {
   readonly status = 413;
   readonly title = 'Payload Too Large';

@@ -1,4 +1,4 @@
-import { config, deliveryConfig } from './config';
+import { config, deliveryConfig, signingConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
@@ -8,17 +8,24 @@ import { QueuedDelivery } from './delivery/queued-delivery';
 import type { DeliveryPort } from './domain/ports';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
+import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
 import { Subscriptions } from './domain/subscriptions';
 import { LocalHttpQueue } from './queue/local-http-queue';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedRemoval } from './queue/queued-removal';
 import { SqsQueue } from './queue/sqs-queue';
+import { createKms } from './secrets/kms-client';
+import { kmsDataKey } from './secrets/kms-data-key';
+import { localDataKey } from './secrets/local-data-key';
+import { AesGcmSecretBox } from './secrets/secret-box';
 import { DynamoDeliveryStore } from './store/delivery-store';
 import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
 import { DynamoPublisherStore } from './store/publisher-store';
 import { DynamoRetiredSubscriptions } from './store/retired-subscriptions';
+import { DynamoWrappedKeyStore } from './store/signing-key-store';
+import { DynamoSigningSecretStore } from './store/signing-secret-store';
 import { DynamoStoreStatus } from './store/store-status';
 import { DynamoSubscriptionLists } from './store/subscription-lists';
 import { DynamoSubscribeStore, DynamoSubscriptionStore } from './store/subscription-store';
@@ -43,10 +50,25 @@ const table = /* @__PURE__ */ once(() => new DynamoTable(documentClient(), confi
 
 export const subscriptionStore = /* @__PURE__ */ once(() => new DynamoSubscriptionStore(table()));
 
+/** Encrypts signing secrets: the data key is read from a file locally, unwrapped by KMS when deployed. */
+export const secretBox = /* @__PURE__ */ once(() => {
+  const key = signingConfig().key;
+  return new AesGcmSecretBox(
+    key.kind === 'file'
+      ? localDataKey(key.path)
+      : kmsDataKey(createKms(), key.keyId, new DynamoWrappedKeyStore(table())),
+  );
+});
+
+/** The subscription store of the functions that sign or keep secrets: it reads and writes them. */
+export const signingSubscriptionStore = /* @__PURE__ */ once(
+  () => new DynamoSubscriptionStore(table(), secretBox()),
+);
+
 export const publisherStore = /* @__PURE__ */ once(() => new DynamoPublisherStore(table()));
 
 export const deliveryStore = /* @__PURE__ */ once(
-  () => new DynamoDeliveryStore(table(), subscriptionStore()),
+  () => new DynamoDeliveryStore(table(), signingSubscriptionStore()),
 );
 
 export const storeStatus = /* @__PURE__ */ once(() => new DynamoStoreStatus(table()));
@@ -104,9 +126,17 @@ export const subscriptions = /* @__PURE__ */ once(
 export const subscribe = /* @__PURE__ */ once(
   () =>
     new Subscribe(
-      new DynamoSubscribeStore(table()),
+      new DynamoSubscribeStore(table(), secretBox()),
       new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent()),
       delivery(),
+    ),
+);
+
+export const rotateSecret = /* @__PURE__ */ once(
+  () =>
+    new RotateSecret(
+      new DynamoSigningSecretStore(table(), secretBox()),
+      signingConfig().rotationGraceSeconds,
     ),
 );
 

@@ -31,6 +31,7 @@ import { lambdaInvoker, startLocalQueue } from './local-queue.mjs';
 
 export const API_PATH = '/api/ocloudNotifications/v2';
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
+const NO_CONTENT_PRELOAD = fileURLToPath(new URL('./offline-no-content.cjs', import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /**
@@ -55,6 +56,8 @@ export async function startOffline({
   const queue = localQueue ? await startLocalQueue(onDeadLetter ? { onDeadLetter } : {}) : undefined;
   // Flags as defined in node_modules/serverless-offline/src/config/commandOptions.js.
   const args = [
+    '--require',
+    NO_CONTENT_PRELOAD,
     SERVERLESS_BIN,
     'offline',
     'start',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseTime } from '../domain/event';
 import type { DeliveryAttempt, DeliveryStore, Subscription } from '../domain/model';
+import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
 import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';
@@ -70,8 +71,10 @@ export class Deliverer {
       return { kind: 'retry', delayMs: Math.max(0, Math.min(wait + jitter, deadline - now)), failed: false };
     }
 
-    const outcome = await postJson(subscription.endpointUri, JSON.stringify(message.event), {
-      headers: webhookHeaders(webhookId(subscription.id, message.publisherId, message.event), now),
+    const body = JSON.stringify(message.event);
+    const id = webhookId(subscription.id, message.publisherId, message.event);
+    const outcome = await postJson(subscription.endpointUri, body, {
+      headers: webhookHeaders(id, body, secretsInForce(subscription.signing, now), now),
       timeoutMs: this.settings.timeoutMs,
       policy: this.policy,
       userAgent: this.settings.userAgent,

@@ -26,9 +26,14 @@ export class HttpEndpointGate implements EndpointGate {
     }
   }
 
-  async sendInitial(endpointUri: string, event: NotificationEvent): Promise<string | undefined> {
-    const outcome = await postJson(endpointUri, JSON.stringify(event), {
-      headers: webhookHeaders(webhookId(endpointUri, 'initial', event)),
+  async sendInitial(
+    endpointUri: string,
+    event: NotificationEvent,
+    secrets: readonly string[],
+  ): Promise<string | undefined> {
+    const body = JSON.stringify(event);
+    const outcome = await postJson(endpointUri, body, {
+      headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets),
       timeoutMs: this.timeoutMs,
       policy: this.policy,
       userAgent: this.userAgent,

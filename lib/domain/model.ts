@@ -1,4 +1,5 @@
 import type { NotificationEvent } from './event';
+import type { SigningSecrets } from './signing-secret';
 
 export interface Subscription {
   readonly id: string;
@@ -7,6 +8,11 @@ export interface Subscription {
   /** The principal that created it; `anonymous` when consumer authentication is off. */
   readonly owner: string;
   readonly createdAt: string;
+  /**
+   * What its notifications are signed with. Present when read for signing (a store built with a
+   * secret box); lists and the other reads leave it out, so they never decrypt anything.
+   */
+  readonly signing?: SigningSecrets;
 }
 
 export interface Publisher {
@@ -167,6 +173,15 @@ export interface RetiredSubscriptionStore {
    * where to resume. Idempotent, and never touches a subscription made again meanwhile.
    */
   removeRetired(job: RetiredSubscriptions, stop: () => boolean): Promise<RetiredSubscriptions | undefined>;
+}
+
+/** Rotation of a subscription's signing secret. */
+export interface SigningSecretStore {
+  /**
+   * Makes `secret` the current signing secret, keeping the one it replaces in force until
+   * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
+   */
+  rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
 }
 
 export interface PublisherStore {

@@ -22,8 +22,12 @@ export interface DeliveryPort {
 export interface EndpointGate {
   /** Throws a BadRequestError when the delivery network policy forbids the endpoint. */
   assertAllowed(endpoint: URL): Promise<void>;
-  /** POSTs the initial notification; resolves to undefined on a 2xx, or to why it failed. */
-  sendInitial(endpointUri: string, event: NotificationEvent): Promise<string | undefined>;
+  /** POSTs the initial notification, signed with `secrets`; resolves to undefined on a 2xx, or to why it failed. */
+  sendInitial(
+    endpointUri: string,
+    event: NotificationEvent,
+    secrets: readonly string[],
+  ): Promise<string | undefined>;
 }
 
 /** Where delete-all hands the removal of what it retired: a queued job, run in the background. */

@@ -4,9 +4,10 @@ import { publisherIdFor, subscriptionIdFor } from './ids';
 import type { PublisherState, Subscription, SubscriptionStore } from './model';
 import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
 import { normaliseResourceAddress } from './resource-address';
+import { signingSecretFrom } from './signing-secret';
 
 export type CreateSubscriptionResult =
-  | { readonly kind: 'created'; readonly subscription: Subscription }
+  | { readonly kind: 'created'; readonly subscription: Subscription; readonly signingSecret: string }
   | { readonly kind: 'exists'; readonly existingId: string };
 
 /** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
@@ -28,6 +29,7 @@ export class Subscribe {
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
     const endpoint = validateEndpointUri(input.EndpointUri);
     const endpointUri = input.EndpointUri as string;
+    const signingSecret = signingSecretFrom(input.SigningSecret);
     const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
 
     // The store's read for the 409 and the 404 starts while the network policy is checked (a DNS
@@ -49,7 +51,7 @@ export class Subscribe {
     const published = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
     const [newest, ...others] = published;
     if (newest) {
-      const failure = await this.endpoints.sendInitial(endpointUri, newest.event);
+      const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret]);
       if (failure) {
         throw new BadRequestError(
           `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within 2 s`,
@@ -63,13 +65,14 @@ export class Subscribe {
       endpointUri,
       owner,
       createdAt: new Date().toISOString(),
+      signing: { current: signingSecret },
     };
     // The initial notification is recorded as delivered in the same transaction, so that a fan-out
     // still under way sends the new subscription neither that event again nor an older one.
     if (!(await this.store.createSubscription(subscription, newest, generation)))
       return { kind: 'exists', existingId: id };
     if (others.length > 0) await this.delivery.currentStatesFor(subscription, others);
-    return { kind: 'created', subscription };
+    return { kind: 'created', subscription, signingSecret };
   }
 }
 

@@ -71,7 +71,7 @@ export class Subscriptions {
 /** Time kept back for the last page of removals and the job's re-scheduling. */
 const REMOVAL_RESERVE_MS = 5_000;
 
-function notFound(id: string): NotFoundError {
+export function notFound(id: string): NotFoundError {
   return new NotFoundError(`Subscription ${clip(id)} does not exist`);
 }
 

@@ -59,3 +59,15 @@ export function bodySizeLimit(maxBytes = MAX_BODY_BYTES): Middleware {
     },
   };
 }
+
+/** For routes whose body is optional: no body reads as `{}` rather than as malformed JSON. */
+export function emptyBodyAsObject(): Middleware {
+  return {
+    before: async ({ event }) => {
+      if (event.body === undefined || event.body === null || event.body === '') {
+        event.body = '{}';
+        event.isBase64Encoded = false;
+      }
+    },
+  };
+}

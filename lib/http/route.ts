@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
 import { emitMetrics } from '../metrics';
-import { bodySizeLimit, problemDocuments, requestLogging } from './middleware';
+import { bodySizeLimit, emptyBodyAsObject, problemDocuments, requestLogging } from './middleware';
 import type { HttpEvent } from './request';
 import type { HttpResponse } from './responses';
 
@@ -13,7 +13,7 @@ export type RouteHandler = (event: HttpEvent, context: Context) => Promise<HttpR
  * logs, embedded metrics, and for JSON routes the size limit and the body parser. The order
  * matters: errors are mapped last (outermost), and a body is size-checked before it is parsed.
  */
-export function httpRoute(route: RouteHandler, options: { jsonBody?: boolean } = {}) {
+export function httpRoute(route: RouteHandler, options: { jsonBody?: boolean | 'optional' } = {}) {
   const handler = middy<HttpEvent, HttpResponse, Error, Context>()
     .use(problemDocuments())
     .use(requestLogging())
@@ -22,16 +22,16 @@ export function httpRoute(route: RouteHandler, options: { jsonBody?: boolean } =
     // Content-Type is not enforced: `curl -d` sends form encoding, and the body is JSON regardless.
     // (The option exists in the middleware but is missing from its type declarations.)
     const jsonOptions = { disableContentTypeCheck: true } as Parameters<typeof httpJsonBodyParser>[0];
-    handler
-      .use(bodySizeLimit())
-      .use(
-        httpJsonBodyParser(jsonOptions) as unknown as middy.MiddlewareObj<
-          HttpEvent,
-          HttpResponse,
-          Error,
-          Context
-        >,
-      );
+    handler.use(bodySizeLimit());
+    if (options.jsonBody === 'optional') handler.use(emptyBodyAsObject());
+    handler.use(
+      httpJsonBodyParser(jsonOptions) as unknown as middy.MiddlewareObj<
+        HttpEvent,
+        HttpResponse,
+        Error,
+        Context
+      >,
+    );
   }
   return handler.handler(route);
 }

@@ -6,11 +6,7 @@
  * the credential chain, a keep-alive HTTP handler with time-outs — is already in each bundle for
  * the DynamoDB client, so reusing those pieces costs only this file.
  */
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { HttpRequest } from '@smithy/core/protocols';
-import { NodeHttpHandler, streamCollector } from '@smithy/node-http-handler';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { createAwsJsonPost, parseJsonObject } from '../aws/json-protocol';
 
 export interface SendMessageBatchRequestEntry {
   Id: string;
@@ -88,56 +84,25 @@ export function createSqsSend({
   requestTimeoutMs = 3000,
   backoffBaseMs = 100,
 }: SqsSenderOptions = {}): SqsSend {
-  const region = process.env.AWS_REGION;
-  if (!region) throw new Error('AWS_REGION is not set: SQS calls need a region to sign for');
-  const signer = new SignatureV4({
+  const post = createAwsJsonPost({
     service: 'sqs',
-    region,
-    credentials: defaultProvider(),
-    sha256: Sha256,
-    // The body hash goes into the signature anyway; SQS does not need it repeated as a header.
-    applyChecksum: false,
-  });
-  // Keep-alive agents (its default) so that a warm Lambda reuses its connections to SQS.
-  const http = new NodeHttpHandler({
-    connectionTimeout: connectionTimeoutMs,
-    requestTimeout: requestTimeoutMs,
-    throwOnRequestTimeout: true,
+    contentType: 'application/x-amz-json-1.0',
+    connectionTimeoutMs,
+    requestTimeoutMs,
   });
 
   const attempt = async ({ action, input }: SqsCall): Promise<SendMessageBatchResult> => {
-    // A queue URL is on SQS's regional endpoint, so its origin is where the call goes.
-    const url = new URL(input.QueueUrl);
-    const body = JSON.stringify(input);
-    const request = await signer.sign(
-      new HttpRequest({
-        method: 'POST',
-        protocol: url.protocol,
-        hostname: url.hostname,
-        port: url.port ? Number(url.port) : undefined,
-        path: '/',
-        headers: {
-          host: url.host,
-          'content-type': 'application/x-amz-json-1.0',
-          'content-length': String(Buffer.byteLength(body)),
-          'x-amz-target': `AmazonSQS.${action}`,
-        },
-        body,
-      }),
-    );
     let status: number;
     let text: string;
     try {
-      // The signer returns a clone of the HttpRequest it was given, typed only as the interface.
-      const { response } = await http.handle(request as HttpRequest);
-      status = response.statusCode;
-      text = Buffer.from(await streamCollector(response.body)).toString('utf8');
+      // A queue URL is on SQS's regional endpoint, so its origin is where the call goes.
+      ({ status, text } = await post(new URL(input.QueueUrl), `AmazonSQS.${action}`, JSON.stringify(input)));
     } catch (error) {
       // Refused, reset or timed out: worth another try. A batch SQS took before a time-out is then
       // sent twice, which at-least-once delivery allows (the SDK client did the same).
       throw new SqsError('NetworkError', String(error), undefined, true, { cause: error });
     }
-    const json = parse(text);
+    const json = parseJsonObject(text);
     // Trusted to be the documented shape: it comes from SQS over a signed call.
     if (status < 300) return json as SendMessageBatchResult;
     // `__type` is "com.amazonaws.sqs#QueueDoesNotExist" or similar; an error code may carry ":…".
@@ -162,14 +127,4 @@ export function createSqsSend({
       }
     }
   };
-}
-
-// SQS answers JSON, but a proxy or load balancer in the way may not; such a body reads as empty.
-function parse(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text || '{}');
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

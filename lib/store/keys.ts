@@ -63,6 +63,8 @@ export const keys = {
     sk: `${kind}#${Math.floor(Math.random() * COUNTER_SHARDS)}`,
   }),
   health: { pk: 'HEALTH', sk: 'HEALTH' },
+  /** The KMS-encrypted data key that encrypts signing secrets (deployed stages; written once). */
+  signingKey: { pk: 'CONFIG', sk: 'SIGNING-KEY' },
 };
 
 function ownerShard(principal: string, shard: number) {

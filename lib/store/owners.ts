@@ -1,4 +1,4 @@
-import type { Item } from './dynamo-table';
+import type { DynamoTable, Item } from './dynamo-table';
 import { keys } from './keys';
 
 /** The key attributes of a position in the byList index. */
@@ -25,4 +25,9 @@ export function ownerState(item: Item | undefined): OwnerState {
 /** The owner's item as the store keeps it; the scale benchmark seeds it directly. */
 export function ownerItem(principal: string, state: OwnerState): Item {
   return { ...keys.owner(principal), ...state };
+}
+
+/** The owner's state, read consistently (shard 0 carries the generation every shard agrees on). */
+export async function readOwner(table: DynamoTable, owner: string): Promise<OwnerState> {
+  return ownerState(await table.get(keys.owner(owner)));
 }

@@ -5,10 +5,11 @@ import type {
   Subscription,
   SubscriptionStore,
 } from '../domain/model';
+import type { SecretBox } from '../secrets/secret-box';
 import type { DynamoTable, Item, TransactItem } from './dynamo-table';
 import { subscriptionItem, toState, toSubscription } from './items';
 import { INDEX, keys } from './keys';
-import { ownerState } from './owners';
+import { ownerState, readOwner } from './owners';
 
 /** Outlives the longest retry window allowed (14 days), so no delivery of the subscription outlives it. */
 const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
@@ -16,11 +17,18 @@ const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 /**
  * What the subscribe function needs, apart from the rest of the subscription store so that its
  * bundle does not carry the reads and deletes (class methods cannot be tree-shaken).
+ *
+ * Signing secrets are kept encrypted (`signingSecret`, `previousSigningSecret`; sealed with the
+ * subscription's id as context) beside `previousSecretUntil` (epoch ms). Only a store built with a
+ * secret box writes or reads them, so the functions that never sign never load the data key.
  */
 export class DynamoSubscribeStore
   implements Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription'>
 {
-  constructor(protected readonly table: DynamoTable) {}
+  constructor(
+    protected readonly table: DynamoTable,
+    protected readonly secrets?: SecretBox,
+  ) {}
 
   /**
    * One consistent batch read gets the subscription, if it exists already, the owner's generation
@@ -58,13 +66,14 @@ export class DynamoSubscribeStore
     initial?: InitialNotification,
     generation?: number,
   ): Promise<boolean> {
+    const signingSecret = s.signing && (await this.box().seal(s.signing.current, s.id));
     let gen = generation ?? (await readOwner(this.table, s.owner)).gen;
     for (;;) {
       const failure = await this.table.transact([
         {
           Put: {
             TableName: this.table.name,
-            Item: subscriptionItem(s, gen),
+            Item: { ...subscriptionItem(s, gen), ...(signingSecret ? { signingSecret } : {}) },
             ConditionExpression: 'attribute_not_exists(pk) OR gen <> :gen',
             ExpressionAttributeValues: { ':gen': gen },
           },
@@ -81,6 +90,11 @@ export class DynamoSubscribeStore
       if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
       throw new Error(`subscription create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
     }
+  }
+
+  protected box(): SecretBox {
+    if (!this.secrets) throw new Error('this subscription store was built without a secret box');
+    return this.secrets;
   }
 
   /** The delivery cursor of a new subscription, as if it had been delivered its initial event. */
@@ -107,13 +121,34 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
       const item = await this.table.get(subscriptionKey);
       if (!item) return undefined;
       const { gen } = await readOwner(this.table, String(item.owner));
-      return item.gen === gen ? toSubscription(item) : undefined;
+      return item.gen === gen ? this.withSecrets(item) : undefined;
     }
     const ownerKey = keys.owner(owner);
     const items = await this.table.batchGet([subscriptionKey, ownerKey]);
     const item = items.find((i) => i.sk === subscriptionKey.sk);
     const { gen } = ownerState(items.find((i) => i.sk === ownerKey.sk));
-    return item && item.owner === owner && item.gen === gen ? toSubscription(item) : undefined;
+    return item && item.owner === owner && item.gen === gen ? this.withSecrets(item) : undefined;
+  }
+
+  /** The subscription, with its signing secrets opened when this store signs. */
+  private async withSecrets(item: Item): Promise<Subscription> {
+    const subscription = toSubscription(item);
+    if (!this.secrets || typeof item.signingSecret !== 'string') return subscription;
+    const id = subscription.id;
+    const previous = item.previousSigningSecret ? String(item.previousSigningSecret) : undefined;
+    const [current, previousSecret] = await Promise.all([
+      this.secrets.open(item.signingSecret, id),
+      previous === undefined ? undefined : this.secrets.open(previous, id),
+    ]);
+    return {
+      ...subscription,
+      signing: {
+        current,
+        ...(previousSecret === undefined
+          ? {}
+          : { previous: previousSecret, previousUntil: Number(item.previousSecretUntil) }),
+      },
+    };
   }
 
   async deleteSubscription(id: string, owner: string): Promise<boolean> {
@@ -152,10 +187,6 @@ function ownerCount(table: DynamoTable, owner: string, gen: number, delta: numbe
       ExpressionAttributeValues: { ':gen': gen, ':delta': delta },
     },
   };
-}
-
-async function readOwner(table: DynamoTable, owner: string) {
-  return ownerState(await table.get(keys.owner(owner)));
 }
 
 /** The keys of the publishers' state items at or under the address. */

@@ -7,11 +7,13 @@
  * table-wide checks (empty publisher list first, delete-all last).
  */
 import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, freePort } from '../../scripts/dynamodb-local.mjs';
 import { API_PATH, type Offline, startOffline } from '../../scripts/offline.mjs';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { assertDocumented } from '../support/openapi';
 
 const LOCAL_TABLE = 'ocloud-notifications-local';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -27,11 +29,14 @@ interface Reply {
   body: any;
 }
 
-/** One request to the API; `path` is relative to the base path. Redirects are never followed. */
+/**
+ * One request to the API; `path` is relative to the base path. Redirects are never followed. The
+ * reply must be one lib/http/openapi.json describes, unless `undocumented` says why not.
+ */
 async function call(
   method: string,
   path: string,
-  options: { body?: unknown; headers?: Record<string, string> } = {},
+  options: { body?: unknown; headers?: Record<string, string>; undocumented?: string } = {},
 ): Promise<Reply> {
   const body =
     options.body === undefined
@@ -51,6 +56,10 @@ async function call(
   });
   const raw = await response.text();
   const type = response.headers.get('content-type') ?? '';
+  if (!options.undocumented) {
+    const headers = Object.fromEntries(response.headers.entries());
+    assertDocumented(method, `${API_PATH}${path}`, { status: response.status, headers, rawBody: raw });
+  }
   return {
     status: response.status,
     headers: response.headers,
@@ -91,6 +100,16 @@ function freshNode(): { node: string; address: string } {
   return { node, address: `${node}/sync/ptp-status/lock-state` };
 }
 
+/** What a consumer does: standardwebhooks' verify over the raw body and the webhook headers. */
+function verifiedBody(secret: string, notification: Consumer['received'][number] | undefined): unknown {
+  if (!notification) throw new Error('no notification');
+  return new Webhook(secret).verify(notification.raw, {
+    'webhook-id': String(notification.headers['webhook-id']),
+    'webhook-timestamp': String(notification.headers['webhook-timestamp']),
+    'webhook-signature': String(notification.headers['webhook-signature']),
+  });
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** True when offline answered with its own Lambda error (time-out, crash) instead of the handler's reply. */
@@ -117,6 +136,8 @@ async function warmUp(): Promise<void> {
     ['GET', `/publishers/${id}`],
     ['DELETE', `/publishers/${id}`],
     ['POST', `/publishers/${id}/events`, {}],
+    ['POST', `/subscriptions/${id}/secret/rotate`],
+    ['GET', '/openapi.json'],
   ];
   for (const [method, path, body] of requests) {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -193,12 +214,15 @@ describe('routing: every route answers on its method and path', () => {
     });
     expect(created.status, created.raw).toBe(201);
 
+    const { SigningSecret: _, ...info } = created.body;
+
     const list = await call('GET', '/publishers');
     expect(list.status, list.raw).toBe(200);
     expect(list.body).toContainEqual({
       SubscriptionId: publisher.id,
       UriLocation: publisher.location,
       ResourceAddress: address,
+      EndpointUri: `${api.url}${address}/CurrentState`,
     });
 
     const one = await call('GET', `/publishers/${publisher.id}`);
@@ -207,15 +231,16 @@ describe('routing: every route answers on its method and path', () => {
       SubscriptionId: publisher.id,
       UriLocation: `${api.url}/publishers/${publisher.id}`,
       ResourceAddress: address,
+      EndpointUri: `${api.url}${address}/CurrentState`,
     });
 
     const subscription = await call('GET', `/subscriptions/${created.body.SubscriptionId}`);
     expect(subscription.status, subscription.raw).toBe(200);
-    expect(subscription.body).toEqual(created.body);
+    expect(subscription.body).toEqual(info);
 
     const subscriptions = await call('GET', '/subscriptions');
     expect(subscriptions.status).toBe(200);
-    expect(subscriptions.body).toContainEqual(created.body);
+    expect(subscriptions.body).toContainEqual(info);
   });
 
   it('POST /publishers/{id}/events is routed (404 for an unknown publisher, 400 for a bad event)', async () => {
@@ -235,17 +260,35 @@ describe('routing: every route answers on its method and path', () => {
     expectProblem(await call('DELETE', `/publishers/${randomUUID()}`), 404);
   });
 
-  it('a method a path does not have is not routed (404, never a handler 2xx)', async () => {
-    for (const [method, path] of [
-      ['PUT', '/subscriptions'],
-      ['PATCH', `/subscriptions/${randomUUID()}`],
-      ['POST', '/health'],
-      ['PUT', `/publishers/${randomUUID()}`],
-      ['GET', `/publishers/${randomUUID()}/events`],
+  it('a method a path does not have is 405 with Allow and a problem document', async () => {
+    for (const [method, path, allow] of [
+      ['PUT', '/subscriptions', 'DELETE, GET, HEAD, POST'],
+      ['PATCH', `/subscriptions/${randomUUID()}`, 'DELETE, GET, HEAD'],
+      ['POST', '/health', 'GET, HEAD'],
+      ['PUT', `/publishers/${randomUUID()}`, 'DELETE, GET, HEAD'],
+      ['GET', `/publishers/${randomUUID()}/events`, 'POST'],
+      ['POST', `/${uniqueCluster()}/site-3/node-7/sync/CurrentState`, 'GET, HEAD'],
+      ['DELETE', '/openapi.json', 'GET, HEAD'],
     ] as const) {
       const reply = await call(method, path);
-      expect(reply.status, `${method} ${path}: ${reply.raw}`).toBe(404);
+      expectProblem(reply, 405);
+      expect(reply.headers.get('allow'), `${method} ${path}`).toBe(allow);
     }
+    expectProblem(await call('POST', '/no-such-collection'), 404);
+  });
+
+  it('HEAD on GET routes answers like GET without a body', async () => {
+    const health = await call('HEAD', '/health');
+    expect(health.status).toBe(200);
+    expect(health.raw).toBe('');
+    expect((await call('HEAD', '/subscriptions')).status).toBe(200);
+  });
+
+  it('GET /openapi.json serves the OpenAPI 3.1 document', async () => {
+    const reply = await call('GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    expect(reply.body.openapi).toBe('3.1.0');
+    expect(Object.keys(reply.body.paths)).toContain('/subscriptions/{subscriptionId}/secret/rotate');
   });
 
   it('GET /{ResourceAddress}/CurrentState is served by the catch-all', async () => {
@@ -344,7 +387,9 @@ describe('CurrentState over HTTP', () => {
   it('400 for broken percent-encoding (%ZZ), answered by the HTTP layer before any handler', async () => {
     // Offline's HTTP server (hapi) refuses the URL itself, with its own JSON body rather than a
     // problem document; API Gateway likewise answers such a URL without invoking a Lambda.
-    const reply = await call('GET', `/${cluster}/site-3/node%ZZ/sync/CurrentState`);
+    const reply = await call('GET', `/${cluster}/site-3/node%ZZ/sync/CurrentState`, {
+      undocumented: "hapi's own 400, before any handler",
+    });
     expect(reply.status, reply.raw).toBe(400);
     expect(reply.raw).not.toMatch(/stack/i);
   });
@@ -361,6 +406,7 @@ describe('the full user flow', () => {
     ResourceAddress: string;
     EndpointUri: string;
   };
+  let signingSecret: string;
   let event: ReturnType<typeof lockStateEvent>;
 
   it('registers a publisher: 201 with Location equal to UriLocation', async () => {
@@ -370,6 +416,8 @@ describe('the full user flow', () => {
     expect(reply.body.ResourceAddress).toBe(address); // trailing "/" removed
     expect(reply.body.UriLocation).toBe(`${api.url}/publishers/${reply.body.SubscriptionId}`);
     expect(reply.headers.get('location')).toBe(reply.body.UriLocation);
+    // No EndpointUri given: the record names where its current state is pulled (sdk-go needs one).
+    expect(reply.body.EndpointUri).toBe(`${api.url}${address}/CurrentState`);
     publisherId = reply.body.SubscriptionId;
 
     const again = await call('POST', '/publishers', { body: { ResourceAddress: address } });
@@ -393,14 +441,17 @@ describe('the full user flow', () => {
     expect(reply.headers.get('content-type') ?? '').toMatch(/^application\/json/);
     const id = reply.body.SubscriptionId;
     expect(id).toMatch(UUID_V4);
-    expect(reply.body).toEqual({
+    const { SigningSecret, ...info } = reply.body;
+    expect(info).toEqual({
       SubscriptionId: id,
       UriLocation: `http://127.0.0.1:${api.port}/api/ocloudNotifications/v2/subscriptions/${id}`,
       ResourceAddress: subscribed,
       EndpointUri: consumer.url,
     });
-    expect(reply.headers.get('location')).toBe(reply.body.UriLocation);
-    subscription = reply.body;
+    expect(SigningSecret).toMatch(/^whsec_/);
+    expect(reply.headers.get('location')).toBe(info.UriLocation);
+    subscription = info;
+    signingSecret = SigningSecret;
     // No state yet: no initial notification.
     expect(consumer.received).toHaveLength(0);
   });
@@ -442,6 +493,16 @@ describe('the full user flow', () => {
     expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
     expect(received.headers['user-agent']).toMatch(/ocloud-notifications/);
     expect(received.headers['user-agent']).toContain('0.1.0');
+    // What a consumer does with standardwebhooks: it verifies, and a forged copy does not.
+    const headers = {
+      'webhook-id': String(received.headers['webhook-id']),
+      'webhook-timestamp': String(received.headers['webhook-timestamp']),
+      'webhook-signature': String(received.headers['webhook-signature']),
+    };
+    expect(new Webhook(signingSecret).verify(received.raw, headers)).toEqual(event);
+    expect(() =>
+      new Webhook(signingSecret).verify(received.raw.replace('HOLDOVER', 'LOCKED'), headers),
+    ).toThrow();
   });
 
   it('CurrentState returns the event', async () => {
@@ -483,6 +544,13 @@ describe('the full user flow', () => {
     expect(initial?.headers['webhook-id']).toMatch(/\S/);
     expect(initial?.headers['webhook-timestamp']).toMatch(/^\d+$/);
     expect(initial?.headers['user-agent']).toMatch(/ocloud-notifications/);
+    const firstSecret = reply.body.SigningSecret;
+    expect(verifiedBody(firstSecret, initial)).toEqual(event);
+
+    // The second consumer rotates its secret: during the grace period both signatures are sent.
+    const rotated = await call('POST', `/subscriptions/${reply.body.SubscriptionId}/secret/rotate`);
+    expect(rotated.status, rotated.raw).toBe(200);
+    const secondSecret = rotated.body.SigningSecret;
 
     // Both subscriptions now receive the next event.
     const next = lockStateEvent({ node, value: 'LOCKED' });
@@ -491,6 +559,11 @@ describe('the full user flow', () => {
     await consumer.waitFor(2);
     expect(second.received[1]?.body).toEqual(next);
     expect(consumer.received[1]?.body).toEqual(next);
+    expect(String(second.received[1]?.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifiedBody(secondSecret, second.received[1])).toEqual(next);
+    expect(verifiedBody(firstSecret, second.received[1])).toEqual(next);
+    expect(verifiedBody(signingSecret, consumer.received[1])).toEqual(next);
+    expect(() => verifiedBody(secondSecret, consumer.received[1])).toThrow();
     event = next;
   });
 
@@ -528,6 +601,7 @@ describe('the full user flow', () => {
     const reply = await call('DELETE', `/subscriptions/${subscription.SubscriptionId}`);
     expect(reply.status).toBe(204);
     expect(reply.raw).toBe('');
+    expect(reply.headers.get('content-type')).toBeNull();
     expectProblem(await call('GET', `/subscriptions/${subscription.SubscriptionId}`), 404);
     expectProblem(await call('DELETE', `/subscriptions/${subscription.SubscriptionId}`), 404);
   });
@@ -717,7 +791,8 @@ describe('concurrency over HTTP', () => {
       expect(conflict.body.detail).toContain(location);
     }
     const listed = await call('GET', `/subscriptions?ResourceAddress=${encodeURIComponent(`${node}/sync`)}`);
-    expect(listed.body).toEqual([created[0]?.body]);
+    const { SigningSecret: _, ...info } = created[0]?.body ?? {};
+    expect(listed.body).toEqual([info]);
   }, 120_000);
 });
 

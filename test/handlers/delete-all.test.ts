@@ -14,6 +14,7 @@ import {
   expectJson,
   expectNoContent,
   expectProblem,
+  expectSubscribed,
   lockStatePublisher,
   type SubscriptionInfo,
 } from './api';
@@ -43,10 +44,7 @@ async function subscribeAll(address: string, endpoints: string[]): Promise<Subsc
   const created: SubscriptionInfo[] = [];
   for (const endpoint of endpoints) {
     created.push(
-      expectJson<SubscriptionInfo>(
-        await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint }),
-        201,
-      ),
+      expectSubscribed(await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint })),
     );
   }
   return created;

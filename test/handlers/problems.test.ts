@@ -12,10 +12,10 @@ import {
   bodyOfBytes,
   expectJson,
   expectProblem,
+  expectSubscribed,
   freshNode,
   lockStatePublisher,
   MAX_BODY_BYTES,
-  type SubscriptionInfo,
 } from './api';
 
 const startConsumer = trackConsumers();
@@ -89,7 +89,7 @@ const cases: Case[] = [
         ResourceAddress: (await lockStatePublisher()).address,
         EndpointUri: (await startConsumer()).url,
       };
-      expectJson<SubscriptionInfo>(await api.createSubscription(body), 201);
+      expectSubscribed(await api.createSubscription(body));
       return api.createSubscription(body);
     },
   },

@@ -7,6 +7,7 @@ import {
   expectJson,
   expectNoContent,
   expectProblem,
+  expectSubscribed,
   expectSubscriptionInfo,
   freshNode,
   LOCK_STATE,
@@ -37,15 +38,31 @@ describe('POST /publishers', () => {
     expect(response.headers.location).toBe(record.UriLocation);
   });
 
-  it('EndpointUri is optional', async () => {
+  it('EndpointUri is optional: without one the record names where its current state is pulled', async () => {
     const address = `${freshNode()}${LOCK_STATE}`;
 
     const response = await api.createPublisher({ ResourceAddress: address });
 
     const record = expectJson<SubscriptionInfo>(response, 201);
     expect(record).toMatchObject({ ResourceAddress: address });
-    expect(record.EndpointUri ?? undefined).toBeUndefined();
+    expect(record.EndpointUri).toBe(`${PUBLIC_BASE}${address}/CurrentState`);
     expect(response.headers.location).toBe(record.UriLocation);
+    // The same in every representation, and it is where the state really is.
+    expect(expectJson(await api.getPublisher(record.SubscriptionId), 200)).toEqual(record);
+    expect(expectJson<SubscriptionInfo[]>(await api.listPublishers(), 200)).toContainEqual(record);
+    const path = new URL(record.EndpointUri).pathname.replace('/api/ocloudNotifications/v2', '');
+    expectProblem(await api.getPath(path), 404, 'has not published any event yet');
+  });
+
+  it('builds the CurrentState EndpointUri like UriLocation, from the request host', async () => {
+    const address = `${freshNode()}${LOCK_STATE}`;
+    const response = await api.createPublisher(
+      { ResourceAddress: address },
+      { headers: { host: 'internal.example.org', 'x-forwarded-proto': 'http' } },
+    );
+    expect(expectJson<SubscriptionInfo>(response, 201).EndpointUri).toBe(
+      `http://internal.example.org/api/ocloudNotifications/v2${address}/CurrentState`,
+    );
   });
 
   it('removes a trailing slash, ignores unknown members and a SubscriptionId in the request', async () => {
@@ -226,13 +243,11 @@ describe('DELETE /publishers/{publisherId}', () => {
   it('takes the current state with it but leaves the subscriptions', async () => {
     const { address, node, publisherId } = await lockStatePublisher();
     const consumer = await startConsumer();
-    const exact = expectJson<SubscriptionInfo>(
+    const exact = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }),
-      201,
     );
-    const inclusive = expectJson<SubscriptionInfo>(
+    const inclusive = expectSubscribed(
       await api.createSubscription({ ResourceAddress: `${node}/sync`, EndpointUri: consumer.url }),
-      201,
     );
 
     expectNoContent(await api.deletePublisher(publisherId));
@@ -275,11 +290,13 @@ describe('GET /publishers', () => {
       expect(record.SubscriptionId).toMatch(UUID_V4);
       expect(record.UriLocation).toBe(`${PUBLIC_BASE}/publishers/${record.SubscriptionId}`);
       expect(typeof record.ResourceAddress).toBe('string');
-      expect(
-        Object.keys(record).every((k) =>
-          ['SubscriptionId', 'UriLocation', 'ResourceAddress', 'EndpointUri'].includes(k),
-        ),
-      ).toBe(true);
+      expect(Object.keys(record).sort()).toEqual([
+        'EndpointUri',
+        'ResourceAddress',
+        'SubscriptionId',
+        'UriLocation',
+      ]);
+      expect(new URL(record.EndpointUri).protocol).toMatch(/^https?:$/);
     }
   });
 

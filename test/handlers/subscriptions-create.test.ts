@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { type Reply, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
+  type ApiResponse,
   api,
   bodyOfBytes,
   CLOCK_CLASS,
@@ -9,6 +10,7 @@ import {
   eventFor,
   expectJson,
   expectProblem,
+  expectSubscribed,
   expectSubscriptionInfo,
   freshNode,
   LOCK_STATE,
@@ -41,7 +43,7 @@ describe('POST /subscriptions — 201 Created', () => {
 
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
-    const info = expectJson<SubscriptionInfo>(response, 201);
+    const info = expectSubscribed(response);
     expectSubscriptionInfo(info, {
       collection: 'subscriptions',
       ResourceAddress: address,
@@ -60,7 +62,7 @@ describe('POST /subscriptions — 201 Created', () => {
       { headers: { host: 'events.other.example:8443', 'x-forwarded-proto': 'http' } },
     );
 
-    const info = expectJson<SubscriptionInfo>(response, 201);
+    const info = expectSubscribed(response);
     expect(info.UriLocation).toBe(
       `http://events.other.example:8443/api/ocloudNotifications/v2/subscriptions/${info.SubscriptionId}`,
     );
@@ -81,7 +83,7 @@ describe('POST /subscriptions — 201 Created', () => {
       priority: 7,
     });
 
-    const info = expectJson<SubscriptionInfo>(response, 201);
+    const info = expectSubscribed(response);
     expect(info.SubscriptionId).not.toBe(forcedId);
     expectSubscriptionInfo(info, { collection: 'subscriptions' });
     expectProblem(await api.getSubscription(forcedId), 404);
@@ -96,7 +98,7 @@ describe('POST /subscriptions — 201 Created', () => {
       EndpointUri: consumer.url,
     });
 
-    const info = expectJson<SubscriptionInfo>(response, 201);
+    const info = expectSubscribed(response);
     expect(info.ResourceAddress).toBe(`${node}/sync`);
     const stored = expectJson<SubscriptionInfo>(await api.getSubscription(info.SubscriptionId), 200);
     expect(stored.ResourceAddress).toBe(`${node}/sync`);
@@ -112,7 +114,7 @@ describe('POST /subscriptions — 201 Created', () => {
       EndpointUri: consumer.url,
     });
 
-    expect(expectJson<SubscriptionInfo>(response, 201).ResourceAddress).toBe(`${node}/sync`);
+    expect(expectSubscribed(response).ResourceAddress).toBe(`${node}/sync`);
     const [initial] = await consumer.waitFor(1);
     expect(initial?.body).toEqual(event);
   });
@@ -125,7 +127,7 @@ describe('POST /subscriptions — 201 Created', () => {
 
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint });
 
-    expect(expectJson<SubscriptionInfo>(response, 201).EndpointUri).toBe(endpoint);
+    expect(expectSubscribed(response).EndpointUri).toBe(endpoint);
   });
 
   it.each([
@@ -141,7 +143,7 @@ describe('POST /subscriptions — 201 Created', () => {
 
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: uri });
 
-    expect(expectJson<SubscriptionInfo>(response, 201).EndpointUri).toBe(uri);
+    expect(expectSubscribed(response).EndpointUri).toBe(uri);
   });
 
   it('accepts the same address with a different EndpointUri as a second subscription', async () => {
@@ -149,13 +151,11 @@ describe('POST /subscriptions — 201 Created', () => {
     const first = await startConsumer();
     const second = await startConsumer();
 
-    const a = expectJson<SubscriptionInfo>(
+    const a = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: first.url }),
-      201,
     );
-    const b = expectJson<SubscriptionInfo>(
+    const b = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: second.url }),
-      201,
     );
 
     expect(a.SubscriptionId).not.toBe(b.SubscriptionId);
@@ -180,7 +180,7 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
 
       const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
-      expectJson<SubscriptionInfo>(response, 201);
+      expectSubscribed(response);
       const [initial] = await consumer.waitFor(1);
       expect(initial?.method).toBe('POST');
       expect(initial?.path).toBe('/events');
@@ -240,7 +240,7 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
     expectProblem(await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }), 400);
     const retry = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
-    expectJson<SubscriptionInfo>(retry, 201);
+    expectSubscribed(retry);
     expect(await listAt(address)).toHaveLength(1);
   });
 
@@ -251,7 +251,7 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
 
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
-    expectJson<SubscriptionInfo>(response, 201);
+    expectSubscribed(response);
     await settle();
     expect(consumer.received).toEqual([]);
   });
@@ -288,7 +288,7 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
       EndpointUri: consumer.url,
     });
 
-    expectJson<SubscriptionInfo>(response, 201);
+    expectSubscribed(response);
     const received = await consumer.waitFor(3);
     expect(received[0]?.body).toEqual(newest);
     expect(received.map((r) => r.body)).toEqual(expect.arrayContaining([older, middle, newest]));
@@ -299,9 +299,8 @@ describe('POST /subscriptions — 409 Conflict', () => {
   it('names the existing subscription in Location and in the detail, and sends no second initial notification', async () => {
     const { address } = await lockStatePublisher();
     const consumer = await startConsumer();
-    const first = expectJson<SubscriptionInfo>(
+    const first = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }),
-      201,
     );
     await consumer.waitFor(1);
 
@@ -317,9 +316,8 @@ describe('POST /subscriptions — 409 Conflict', () => {
   it('compares the normalised address: a trailing slash is the same subscription', async () => {
     const { address } = await lockStatePublisher({ withState: false });
     const consumer = await startConsumer();
-    const first = expectJson<SubscriptionInfo>(
+    const first = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }),
-      201,
     );
 
     const response = await api.createSubscription({
@@ -334,9 +332,8 @@ describe('POST /subscriptions — 409 Conflict', () => {
   it('wins over the 404 even after the publisher is deleted', async () => {
     const { address, publisherId } = await lockStatePublisher({ withState: false });
     const consumer = await startConsumer();
-    const first = expectJson<SubscriptionInfo>(
+    const first = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }),
-      201,
     );
     expect((await api.deletePublisher(publisherId)).status).toBe(204);
 
@@ -349,9 +346,8 @@ describe('POST /subscriptions — 409 Conflict', () => {
   it('wins over the sanity check: a consumer that now fails still gets 409, not 400', async () => {
     const { address } = await lockStatePublisher();
     const consumer = await startConsumer([{ status: 204 }, { status: 500 }]);
-    const first = expectJson<SubscriptionInfo>(
+    const first = expectSubscribed(
       await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url }),
-      201,
     );
 
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
@@ -370,10 +366,11 @@ describe('POST /subscriptions — 409 Conflict', () => {
     const created = responses.filter((r) => r.status === 201);
     const conflicts = responses.filter((r) => r.status === 409);
     expect(responses.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409]);
-    const info = created[0]?.body as SubscriptionInfo;
+    const info = expectSubscribed(created[0] as ApiResponse);
     for (const conflict of conflicts) {
       expectProblem(conflict, 409, info.UriLocation);
       expect(conflict.headers.location).toBe(info.UriLocation);
+      expect(conflict.rawBody).not.toContain('whsec_');
     }
     expect(await listAt(address)).toEqual([info]);
   });
@@ -569,7 +566,7 @@ describe('POST /subscriptions — body size', () => {
 
     const response = await api.createSubscription(body);
 
-    expectJson<SubscriptionInfo>(response, 201);
+    expectSubscribed(response);
   });
 
   it('counts bytes, not characters: just over 64 KiB of two-byte characters → 413', async () => {
@@ -605,6 +602,6 @@ describe('POST /subscriptions — body size', () => {
       isBase64Encoded: true,
     });
 
-    expectJson<SubscriptionInfo>(response, 201);
+    expectSubscribed(response);
   });
 });

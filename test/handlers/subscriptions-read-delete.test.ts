@@ -6,6 +6,7 @@ import {
   expectJson,
   expectNoContent,
   expectProblem,
+  expectSubscribed,
   lockStatePublisher,
   PUBLIC_BASE,
   publishAccepted,
@@ -23,7 +24,7 @@ async function subscribed(options: { address?: string; withState?: boolean } = {
     ResourceAddress: options.address?.replace('{node}', publisher.node) ?? publisher.address,
     EndpointUri: consumer.url,
   });
-  const info = expectJson<SubscriptionInfo>(response, 201);
+  const info = expectSubscribed(response);
   return { ...publisher, consumer, info };
 }
 
@@ -62,12 +63,11 @@ describe('GET /subscriptions', () => {
 
   it('filters on ?ResourceAddress= to exactly that address (not the addresses under it)', async () => {
     const exact = await subscribed();
-    const above = expectJson<SubscriptionInfo>(
+    const above = expectSubscribed(
       await api.createSubscription({
         ResourceAddress: `${exact.node}/sync`,
         EndpointUri: exact.consumer.url,
       }),
-      201,
     );
 
     expect(await list(byAddress(exact.address))).toEqual([exact.info]);
@@ -168,7 +168,7 @@ describe('DELETE /subscriptions/{subscriptionId}', () => {
     });
 
     // Ids follow from owner, address and endpoint, so that a delete needs no read (README, table).
-    expect(expectJson<SubscriptionInfo>(again, 201).SubscriptionId).toBe(info.SubscriptionId);
+    expect(expectSubscribed(again).SubscriptionId).toBe(info.SubscriptionId);
   });
 
   it('stops delivery: an event published after the delete is not sent to the consumer', async () => {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
+import { ROUTES } from '../../lib/http/routes';
 import tableSchema from '../../lib/store/table-schema.json';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
@@ -58,10 +59,15 @@ const CONSUMER_ROUTES = [
   'DELETE /api/ocloudNotifications/v2/subscriptions',
   'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
   'DELETE /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
+  'POST /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/secret/rotate',
   'GET /api/ocloudNotifications/v2/{proxy+}',
   'GET /api/ocloudNotifications/v2/publishers',
 ];
-const OPEN_ROUTES = ['GET /api/ocloudNotifications/v2/health', '$default'];
+const OPEN_ROUTES = [
+  'GET /api/ocloudNotifications/v2/health',
+  'GET /api/ocloudNotifications/v2/openapi.json',
+  '$default',
+];
 
 function routes(template: Template): Record<string, { type: string; authorizer: unknown }> {
   return Object.fromEntries(
@@ -101,6 +107,15 @@ describe('serverless package --stage prod', () => {
     for (const route of [...PRODUCER_ROUTES, ...CONSUMER_ROUTES])
       expect(declared[route]?.type, route).toBe('AWS_IAM');
     for (const route of OPEN_ROUTES) expect(declared[route]?.type, route).toBe('NONE');
+  });
+
+  it('declares exactly the routes of lib/http/routes.ts, the table the 405 answers come from', () => {
+    const declared = Object.keys(routes(iam.template)).filter((key) => key !== '$default');
+    const table = ROUTES.map(
+      (r) =>
+        `${r.method} /api/ocloudNotifications/v2${r.path.replace('/{ResourceAddress}/CurrentState', '/{proxy+}')}`,
+    );
+    expect(declared.sort()).toEqual(table.sort());
   });
 
   it('puts consumer routes behind a JWT authoriser when consumerAuth=jwt, producers still behind IAM', () => {
@@ -146,7 +161,16 @@ describe('serverless package --stage prod', () => {
         'dynamodb:PutItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
+        'kms:Decrypt',
+        'kms:GenerateDataKey',
         'sqs:SendMessage',
+      ],
+      RotateSubscriptionSecret: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'kms:Decrypt',
+        'kms:GenerateDataKey',
       ],
       ListSubscriptions: ['dynamodb:GetItem', 'dynamodb:Query'],
       DeleteAllSubscriptions: ['dynamodb:Query', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
@@ -185,6 +209,7 @@ describe('serverless package --stage prod', () => {
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:UpdateItem',
+        'kms:Decrypt',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
@@ -193,6 +218,7 @@ describe('serverless package --stage prod', () => {
       ],
       EmitGauges: ['dynamodb:Query'],
       NotFound: [],
+      OpenApi: [],
     };
     for (const [name, actions] of Object.entries(expected)) {
       const role = iam.template.Resources[`${name}IamRoleLambdaExecution`];
@@ -215,7 +241,7 @@ describe('serverless package --stage prod', () => {
             expect(text, name).toContain('/aws/lambda/ocloud-notifications-prod');
           } else {
             expect(text, name).toMatch(
-              /NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue|CleanupQueue/,
+              /NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue|CleanupQueue|SigningKey/,
             );
           }
         }
@@ -237,6 +263,18 @@ describe('serverless package --stage prod', () => {
       SSESpecification: { SSEEnabled: true },
       DeletionProtectionEnabled: true,
     });
+  });
+
+  it('keeps signing secrets under a retained KMS key with rotation, named to the functions that sign', () => {
+    const key = iam.template.Resources.SigningKey;
+    expect(key?.Type).toBe('AWS::KMS::Key');
+    expect(key?.DeletionPolicy).toBe('Retain');
+    expect(key?.Properties.EnableKeyRotation).toBe(true);
+    for (const [name, fn] of byType(iam.template, 'AWS::Lambda::Function')) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.SIGNING_KEY_SOURCE, name).toBe('kms');
+      expect(variables.SIGNING_KMS_KEY_ID, name).toEqual({ Ref: 'SigningKey' });
+    }
   });
 
   it('has the delivery queues with a dead-letter queue behind them', () => {

@@ -12,7 +12,11 @@ import type { DeliveryPort, EndpointGate } from '../../lib/domain/ports';
 import { Publish } from '../../lib/domain/publish';
 import { Subscribe } from '../../lib/domain/subscribe';
 import { BadRequestError } from '../../lib/errors';
-import { publisherStore, subscriptionStore, subscriptions } from '../../lib/services';
+import {
+  publisherStore,
+  signingSubscriptionStore as subscriptionStore,
+  subscriptions,
+} from '../../lib/services';
 import { lockStatePublisher } from '../support/api';
 import { lockStateEvent } from '../support/fixtures';
 

@@ -16,7 +16,10 @@ import { handler as getSubscriptionHandler } from '../../functions/get-subscript
 import { handler as healthHandler } from '../../functions/health';
 import { handler as listPublishersHandler } from '../../functions/list-publishers';
 import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
+import { handler as notFoundHandler } from '../../functions/not-found';
+import { handler as openApiHandler } from '../../functions/openapi';
 import { handler as publishEventHandler } from '../../functions/publish-event';
+import { handler as rotateSecretHandler } from '../../functions/rotate-subscription-secret';
 import { startConsumer } from './consumer';
 import { lockStateEvent, uniqueCluster } from './fixtures';
 import { httpApiEvent, invoke } from './http-event';
@@ -39,7 +42,7 @@ export interface SubscriptionInfo {
   SubscriptionId: string;
   UriLocation: string;
   ResourceAddress: string;
-  EndpointUri?: string;
+  EndpointUri: string;
 }
 
 export type NotificationEvent = ReturnType<typeof lockStateEvent>;
@@ -123,12 +126,25 @@ export const api = {
       body,
       ...options,
     }),
+  rotateSecret: (id: string, body?: unknown) =>
+    call(rotateSecretHandler, {
+      method: 'POST',
+      path: `/subscriptions/${id}/secret/rotate`,
+      routeKey: `POST ${BASE_PATH}/subscriptions/{subscriptionId}/secret/rotate`,
+      pathParameters: { subscriptionId: id },
+      ...(body === undefined ? {} : { body }),
+    }),
+  /** A request no route of the HTTP API matches, as its `$default` route receives it. */
+  unrouted: (method: string, path: string) => call(notFoundHandler, { method, path, routeKey: '$default' }),
+  openApi: () =>
+    call(openApiHandler, { method: 'GET', path: '/openapi.json', routeKey: `GET ${BASE_PATH}/openapi.json` }),
   health: () => call(healthHandler, { method: 'GET', path: '/health', routeKey: `GET ${BASE_PATH}/health` }),
 };
 
 const TITLES: Record<number, readonly string[]> = {
   400: ['Bad Request'],
   404: ['Not Found'],
+  405: ['Method Not Allowed'],
   409: ['Conflict'],
   413: ['Payload Too Large', 'Content Too Large'],
   503: ['Service Unavailable'],
@@ -185,6 +201,28 @@ export function expectSubscriptionInfo(
   if (expected.ResourceAddress !== undefined) expect(info.ResourceAddress).toBe(expected.ResourceAddress);
   if (expected.EndpointUri !== undefined) expect(info.EndpointUri).toBe(expected.EndpointUri);
   return info;
+}
+
+export const SIGNING_SECRET = /^whsec_[A-Za-z0-9+/]{32,}={0,2}$/;
+
+/**
+ * A 201 of POST /subscriptions: the SubscriptionInfo plus, this once, `SigningSecret`. Returns the
+ * info without the secret (what GET and lists answer); `signingSecretOf` reads the secret.
+ */
+export function expectSubscribed(response: ApiResponse): SubscriptionInfo {
+  const { SigningSecret, ...info } = expectJson<SubscriptionInfo & { SigningSecret?: unknown }>(
+    response,
+    201,
+  );
+  expect(SigningSecret).toMatch(SIGNING_SECRET);
+  expect(response.headers.location).toBe(info.UriLocation);
+  return info;
+}
+
+export function signingSecretOf(response: ApiResponse): string {
+  const secret = (response.body as { SigningSecret?: unknown }).SigningSecret;
+  expect(secret).toMatch(SIGNING_SECRET);
+  return secret as string;
 }
 
 /** A 204: no body at all. */

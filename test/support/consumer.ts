@@ -7,6 +7,8 @@ export interface ReceivedNotification {
   readonly path: string;
   readonly headers: http.IncomingHttpHeaders;
   readonly body: unknown;
+  /** The body exactly as it arrived, which is what a signature covers. */
+  readonly raw: string;
   readonly at: number;
 }
 
@@ -35,6 +37,7 @@ export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
         path: req.url ?? '',
         headers: req.headers,
         body,
+        raw,
         at: Date.now(),
       });
       for (const wake of waiters.splice(0)) wake();

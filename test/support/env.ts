@@ -5,6 +5,8 @@
  * (list all, delete all, the counters) belong to that file alone.
  */
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ensureTable } from '../../scripts/dynamodb-local.mjs';
 
@@ -16,5 +18,7 @@ const tableName = `test-${randomUUID().slice(0, 8)}`;
 await ensureTable({ endpoint, tableName });
 process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
 process.env.TABLE_NAME = tableName;
+// The data key that encrypts signing secrets, outside the working tree (npm start keeps its own in .data/).
+process.env.SIGNING_KEY_FILE ??= join(tmpdir(), `ocloud-test-signing-key-${process.pid}`);
 
 export const testTable = { endpoint, tableName };

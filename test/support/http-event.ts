@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { assertDocumented } from './openapi';
 
 /** A real-shaped API Gateway HTTP API (payload 2.0) event, as the route would receive it. */
 export function httpApiEvent(options: {
@@ -80,7 +81,10 @@ export function lambdaContext(): Context {
   };
 }
 
-/** Invokes a handler and returns what a client would see: status, lower-cased headers, parsed body. */
+/**
+ * Invokes a handler and returns what a client would see: status, lower-cased headers, parsed body.
+ * Every response must be one lib/http/openapi.json describes (test/support/openapi.ts).
+ */
 export async function invoke(
   handler: (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>,
   event: APIGatewayProxyEventV2,
@@ -94,6 +98,11 @@ export async function invoke(
     Object.entries(result.headers ?? {}).map(([name, value]) => [name.toLowerCase(), String(value)]),
   );
   const rawBody = result.body ?? '';
+  assertDocumented(event.requestContext.http.method, event.rawPath, {
+    status: result.statusCode,
+    headers,
+    rawBody,
+  });
   const isJson = /json/.test(headers['content-type'] ?? '');
   return {
     status: result.statusCode,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../lib/config';
+import { ConfigError, loadConfig, loadSigningConfig } from '../../lib/config';
 import { thrown } from '../support/errors';
 
 type Env = Record<string, string | undefined>;
@@ -299,5 +299,40 @@ describe('loadConfig: the first problem is reported even with other settings val
 
   it.each(cases)('%j → names %s', (env, variable) => {
     expectConfigError(env, variable);
+  });
+});
+
+describe('loadSigningConfig', () => {
+  it('locally: a key file under .data/ and a 24 h grace period', () => {
+    expect(loadSigningConfig({})).toEqual({
+      key: { kind: 'file', path: '.data/signing-key' },
+      rotationGraceSeconds: 86_400,
+    });
+    expect(loadSigningConfig({ SIGNING_KEY_FILE: '/tmp/k', SIGNING_ROTATION_GRACE_SECONDS: '60' })).toEqual({
+      key: { kind: 'file', path: '/tmp/k' },
+      rotationGraceSeconds: 60,
+    });
+  });
+
+  it('deployed: KMS, whose key id is then required', () => {
+    expect(loadSigningConfig({ STAGE: 'prod', SIGNING_KMS_KEY_ID: 'arn:aws:kms:x' }).key).toEqual({
+      kind: 'kms',
+      keyId: 'arn:aws:kms:x',
+    });
+    expect(thrown(() => loadSigningConfig({ STAGE: 'prod' }), ConfigError).message).toBe(
+      'environment variable SIGNING_KMS_KEY_ID is required',
+    );
+  });
+
+  it('refuses a key file outside the local stage, an unknown source and a grace period out of range', () => {
+    expect(
+      thrown(() => loadSigningConfig({ STAGE: 'prod', SIGNING_KEY_SOURCE: 'file' }), ConfigError).message,
+    ).toMatch(/SIGNING_KEY_SOURCE must be kms outside the local stage/);
+    expect(thrown(() => loadSigningConfig({ SIGNING_KEY_SOURCE: 'vault' }), ConfigError).message).toMatch(
+      /SIGNING_KEY_SOURCE must be one of file, kms/,
+    );
+    expect(
+      thrown(() => loadSigningConfig({ SIGNING_ROTATION_GRACE_SECONDS: '0' }), ConfigError).message,
+    ).toMatch(/SIGNING_ROTATION_GRACE_SECONDS must be an integer from 1 to 2592000/);
   });
 });

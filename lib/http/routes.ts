@@ -1,0 +1,52 @@
+import { MethodNotAllowedError } from '../errors';
+import { BASE_PATH } from './request';
+
+/**
+ * Every route of the API, once: the 405 answers (`assertMethodAllowed`, used by the `$default` route and the GET catch-all)
+ * read it, and tests hold serverless.yml and the OpenAPI document to it. Paths are relative to the
+ * base path, in the OpenAPI form; `{ResourceAddress}` stands for one or more segments.
+ */
+export const ROUTES = [
+  { method: 'POST', path: '/subscriptions' },
+  { method: 'GET', path: '/subscriptions' },
+  { method: 'DELETE', path: '/subscriptions' },
+  { method: 'GET', path: '/subscriptions/{subscriptionId}' },
+  { method: 'DELETE', path: '/subscriptions/{subscriptionId}' },
+  { method: 'POST', path: '/subscriptions/{subscriptionId}/secret/rotate' },
+  { method: 'GET', path: '/{ResourceAddress}/CurrentState' },
+  { method: 'GET', path: '/publishers' },
+  { method: 'POST', path: '/publishers' },
+  { method: 'GET', path: '/publishers/{publisherId}' },
+  { method: 'DELETE', path: '/publishers/{publisherId}' },
+  { method: 'POST', path: '/publishers/{publisherId}/events' },
+  { method: 'GET', path: '/health' },
+  { method: 'GET', path: '/openapi.json' },
+] as const;
+
+const matchers = ROUTES.map((route) => ({
+  method: route.method,
+  pattern: new RegExp(
+    `^${BASE_PATH}${route.path
+      .replace('{ResourceAddress}', '\u0000')
+      .replace(/\{[^}]+\}/g, '[^/]+')
+      .replace('\u0000', '.+')}/?$`,
+  ),
+}));
+
+/** The methods the API has for a path (HEAD wherever GET is), or none when the path is unknown. */
+export function methodsFor(rawPath: string): string[] {
+  const methods = new Set(matchers.filter((m) => m.pattern.test(rawPath)).map((m) => m.method as string));
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
+/** Throws 405 with `Allow` when the path is one of the API's and does not have the method. */
+export function assertMethodAllowed(method: string, rawPath: string): void {
+  const allowed = methodsFor(rawPath);
+  if (allowed.length > 0 && !allowed.includes(method)) {
+    throw new MethodNotAllowedError(
+      `${rawPath} does not support ${method}; it supports ${allowed.join(', ')}`,
+      allowed,
+    );
+  }
+}
