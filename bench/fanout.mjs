@@ -13,13 +13,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
 import {
+  BUNDLE_EXTENSION,
   esbuildOptions,
   handlerEnv,
   listenLocal,
@@ -122,13 +122,13 @@ async function main() {
       AWS_EMF_ENVIRONMENT: 'Local',
       LOG_LEVEL: 'error',
     });
-    const outfile = join(workDir(), 'fanout-entry.cjs');
+    const outfile = join(workDir(), `fanout-entry${BUNDLE_EXTENSION}`);
     await build({
       ...esbuildOptions(),
       entryPoints: [fileURLToPath(new URL('./entry.ts', import.meta.url))],
       outfile,
     });
-    const lib = createRequire(import.meta.url)(outfile);
+    const lib = await import(pathToFileURL(outfile).href);
     console.log = () => undefined; // the handlers' embedded metrics, one line per invocation
 
     const context = () => ({ awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 30_000 });

@@ -86,7 +86,7 @@ try {
   const bundles = await bounded('bundling', 120_000, () => bundleAll(dir));
   /** @type {Record<string, import('./routes.mjs').Bundle>} */
   const handlers = {};
-  for (const b of bundles) if (!b.name.startsWith('bare')) handlers[b.name] = loadFresh(b.file);
+  for (const b of bundles) if (!b.name.startsWith('bare')) handlers[b.name] = await loadFresh(b.file);
   const fixtures = new Fixtures(handlers, consumerUrl, localQueue.url);
   await bounded('seeding', 60_000, () => fixtures.seed());
 
@@ -107,7 +107,7 @@ try {
     );
   }
   if (wanted(2)) {
-    await bounded('part 2', 400_000, () =>
+    await bounded('part 2', 900_000, () =>
       coldStarts({
         bundles,
         routes: ROUTES,
