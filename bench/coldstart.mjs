@@ -232,23 +232,29 @@ export async function coldStarts({
     const took = { fn: [], before: [], same: [], get: [] };
     let label = '';
     for (let i = 0; i < runs; i++) {
-      // The CJS build gets a sample of its own: the same request twice would not answer alike.
-      const [sample, beforeSample] = [await route.sample(fixtures), await route.sample(fixtures)];
+      // The CJS build gets a sample of its own (the same request twice would not answer alike),
+      // and whichever side starts first takes the one drawn first: a publish must not be older
+      // than the one before it.
+      const drawn = [await route.sample(fixtures), await route.sample(fixtures)];
+      const [sample, beforeSample] = drawn;
+      if (!sample || !beforeSample) throw new Error('no sample');
       const own = await sample.sameCalls?.();
       const recorded = own ? undefined : await recordedPlan(route, fixtures, bareSdk);
       const plan = own ?? recorded?.plan;
       if (!plan) throw new Error(`${route.name}: no same-calls plan`);
       label = plan.label;
-      /** @type {[keyof typeof took, string, unknown, number][]} */
+      const unused = [...drawn];
+      /** @type {[keyof typeof took, string, () => [unknown, number]][]} */
       const sides = [
-        ['fn', fn.file, sample.event, sample.expect],
-        ['before', fn.before.file, beforeSample.event, beforeSample.expect],
-        ['same', bareSameCalls.file, plan, 200],
-        ['get', bare.file, {}, 200],
+        ['fn', fn.file, () => next(unused)],
+        ['before', fn.before.file, () => next(unused)],
+        ['same', bareSameCalls.file, () => [plan, 200]],
+        ['get', bare.file, () => [{}, 200]],
       ];
       // Rotate which side starts first, so that none always meets a warmer (or busier) machine.
       const order = [...sides.slice(i % sides.length), ...sides.slice(0, i % sides.length)];
-      for (const [side, file, event, expected] of order) {
+      for (const [side, file, request] of order) {
+        const [event, expected] = request();
         const result = await coldStart(file, event, env);
         if (result.status !== expected) {
           throw new Error(
@@ -285,4 +291,11 @@ export async function coldStarts({
       `${''.padEnd(25)}same calls: ${label}; fn ${ms(median(took.fn))}, before ${ms(median(took.before))}`,
     );
   }
+}
+
+/** The event and status of the first sample in `samples`, taken from it. @param {import('./routes.mjs').Sample[]} samples */
+function next(samples) {
+  const sample = samples.shift();
+  if (!sample) throw new Error('no sample left');
+  return /** @type {[unknown, number]} */ ([sample.event, sample.expect]);
 }
