@@ -217,7 +217,7 @@ export async function coldStarts({
   await warmUp(routes, fixtures, handlers, warmup);
   print(`\n(DynamoDB Local warmed first: every route's request ${warmup} times in-process)`);
   print(
-    `cold start, median ms: fn = as deployed, before = CJS build of issue 5, same = bare handler making the route's calls, get = bare one GetItem`,
+    `cold start, median ms: fn = as deployed, before = the CJS build it replaced (issue 15), same = bare handler making the route's calls, get = bare one GetItem`,
   );
   print(
     `function                 fn / before / same / get ms            vs same ≤ ${SAME_CALLS_BUDGET}   vs get ≤ ${CEILING_BUDGET}   vs before ≤ ${BEFORE_BUDGET}`,
