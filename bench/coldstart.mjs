@@ -120,16 +120,18 @@ function bundleSizes({ bundles, print }) {
   for (const fn of bundles) {
     if (fn.name.startsWith('bare')) continue;
     const over = (fn.bytes - bare.bytes) / 1024;
+    const sources = bytesOverBare(fn.metafile, bare.metafile);
+    const largest = sources[0] ? `, largest source ${sources[0].source} ${kib(sources[0].bytes)} KiB` : '';
     const check = verdict(
       '2 bundle size',
-      `${fn.name} ${kib(fn.bytes)} KiB, bare ${kib(bare.bytes)} KiB`,
+      `${fn.name} ${kib(fn.bytes)} KiB = bare ${kib(bare.bytes)} KiB ${over < 0 ? '-' : '+'} ${Math.abs(over).toFixed(1)} KiB${largest}`,
       Number(over.toFixed(1)),
       SIZE_ALLOWANCE_KIB,
     );
+    const signed = `${over < 0 ? '' : '+'}${over.toFixed(1)}`;
     print(
-      `${fn.name.padEnd(24)} ${kib(fn.bytes).padStart(10)}  ${`(${kib(fn.before?.bytes ?? 0)})`.padStart(8)}   ${`+${over.toFixed(1)}`.padStart(13)}  ${check}`,
+      `${fn.name.padEnd(24)} ${kib(fn.bytes).padStart(10)}  ${`(${kib(fn.before?.bytes ?? 0)})`.padStart(8)}   ${signed.padStart(13)}  ${check}`,
     );
-    const sources = bytesOverBare(fn.metafile, bare.metafile);
     const pass = over <= SIZE_ALLOWANCE_KIB;
     // Over budget, every source is named; within it, the few largest show where the room went.
     const shown = (pass ? sources.slice(0, 4) : sources).map((s) => `${s.source} ${kib(s.bytes)}`);
