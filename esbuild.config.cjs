@@ -7,9 +7,11 @@
  * ESM output (`.mjs`, which the nodejs22.x runtime and serverless offline load as modules) with
  * the packages' ESM entry points first (`module` before `main`): the AWS SDK's `dist-es` builds
  * tree-shake far better than its `dist-cjs` ones (each function about 190 KiB smaller, about 40 ms
- * faster to start; README, Performance). Some dependencies are still CommonJS and `require()`
- * Node's built-ins, which an ES module has no `require` for ("Dynamic require of node:https is
- * not supported"): the banner gives the bundle one.
+ * faster to start; README, Performance). A CommonJS dependency that `require()`s Node's
+ * built-ins fails in an ES module, which has no `require` ("Dynamic require of node:https is not
+ * supported"): the banner gives the bundle one. None of today's bundles needs it (none contains
+ * esbuild's dynamic-require shim since the metrics left aws-embedded-metrics); it keeps the next
+ * CommonJS dependency working rather than failing in production only.
  */
 const REQUIRE_BANNER =
   "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";
