@@ -298,7 +298,7 @@ export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As in Lambda: aws-embedded-metrics detects the Lambda environment and writes EMF to stdout.
+    // As in Lambda, where lib/metrics.ts adds these to each EMF record.
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
   };
