@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadFresh, median, ms, ratio, verdict } from './common.mjs';
+import { loadFresh, median, ratio, verdict } from './common.mjs';
 import { runSample, warmUp } from './routes.mjs';
 
 /** A function's bundle may be this much larger than the bare handler's (issue 15: absolute). */
