@@ -8,7 +8,6 @@ export default defineConfig({
     globalSetup: ['test/support/dynamodb.ts'],
     setupFiles: ['test/support/env.ts'],
     env: {
-      AWS_EMF_ENVIRONMENT: 'Local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AWS_REGION: 'us-east-1',
       AWS_ACCESS_KEY_ID: 'local',

@@ -102,7 +102,7 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
       if (!file) throw new Error(`no bundle for ${route.fn}`);
       // A fresh instance, so its client is built now, pointing at the proxy; one request warms it
       // (as a Lambda instance is warm for all but its first request), the next is counted.
-      const bundle = loadFresh(file);
+      const bundle = await loadFresh(file);
       const warmup = await route.sample(fixtures);
       await bundle.handler(warmup.event, lambdaContext());
       await warmup.cleanup?.();

@@ -2,11 +2,11 @@
 /**
  * One cold start: a fresh Node process loads a bundle and serves its first request. Prints one
  * line `@@bench {"ms": …, "status": …}` with the time from the process' time origin to the answer.
- * Usage: node bench/cold-child.mjs <bundle.cjs>, the event (JSON) in BENCH_EVENT.
+ * Usage: node bench/cold-child.mjs <bundle.mjs | bundle.cjs>, the event (JSON) in BENCH_EVENT.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 
 /** BENCH_TRACE=1: also print when each outgoing HTTP request started and ended (ms from time origin). */
 const trace = process.env.BENCH_TRACE === '1' ? [] : undefined;
@@ -36,7 +36,8 @@ const context = {
   awsRequestId: randomUUID(),
   getRemainingTimeInMillis: () => 10_000,
 };
-const { handler } = createRequire(import.meta.url)(file);
+// As the Lambda runtime loads a handler: import(), for ES modules and CommonJS alike.
+const { handler } = await import(pathToFileURL(file).href);
 const loaded = performance.now();
 const response = await handler(event, context);
 const answered = performance.now();

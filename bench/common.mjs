@@ -6,63 +6,70 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const TABLE_NAME = 'ocloud-notifications-bench';
 
-/** @type {{ esbuild: Record<string, unknown>, functions: Record<string, string> } | undefined} */
-let loadedConfig;
+const require = createRequire(import.meta.url);
+
+/** esbuild.config.cjs: the options serverless.yml's `custom.esbuild.config` names. */
+const BUNDLING = /** @type {Record<string, unknown>} */ (require('../esbuild.config.cjs')());
+
+/** The extension of the bundles serverless package deploys (`outputFileExtension`). */
+export const BUNDLE_EXTENSION = String(BUNDLING.outputFileExtension ?? '.js');
 
 /**
- * serverless.yml `custom.esbuild` and the handlers of `functions:`, read from the file itself so
- * that the bench bundles exactly as `serverless package` does. Read once per process: every
- * esbuildOptions() call asks for it. Treat the result as read-only.
- * @returns {{ esbuild: Record<string, unknown>, functions: Record<string, string> }}
+ * The build of every function before issue 15 (CommonJS, packages' CommonJS entry points first,
+ * esbuild's default for Node): part 2 times it beside the deployed build, so that the gain is
+ * measured in the same run.
  */
-export function serverlessConfig() {
-  loadedConfig ??= readServerlessConfig();
-  return loadedConfig;
+export const CJS_MAIN_BUILD = {
+  overrides: { format: 'cjs', mainFields: ['main', 'module'], banner: {} },
+  extension: '.cjs',
+};
+
+/**
+ * esbuild's JS API options equal to what serverless-esbuild passes esbuild for the config file:
+ * its own options (`exclude`, `packager`, `outputFileExtension`) mapped or dropped.
+ * @param {Record<string, unknown>} [overrides]
+ * @returns {import('esbuild').BuildOptions}
+ */
+export function esbuildOptions(overrides = {}) {
+  const { exclude = [], packager: _packager, outputFileExtension: _extension, ...options } = BUNDLING;
+  return {
+    ...options,
+    external: /** @type {string[]} */ (exclude),
+    absWorkingDir: PROJECT_DIR,
+    logLevel: 'error',
+    ...overrides,
+  };
 }
 
-function readServerlessConfig() {
-  const text = readFileSync(join(PROJECT_DIR, 'serverless.yml'), 'utf8');
-  const block = /\n {2}esbuild:\n((?: {4}.*\n|\s*#.*\n)+)/.exec(text)?.[1] ?? '';
-  /** @type {Record<string, unknown>} */
-  const esbuild = {};
-  for (const line of block.split('\n')) {
-    const match = /^ {4}(\w+):\s*(.*?)\s*$/.exec(line);
-    if (!match) continue;
-    const [, key = '', raw = ''] = match;
-    esbuild[key] = raw === 'true' ? true : raw === 'false' ? false : raw.startsWith('[') ? [] : raw;
+/**
+ * The handler file of each function in serverless.yml, read by the framework's own parser (with
+ * its CloudFormation tags), and a check that the file bundles with esbuild.config.cjs.
+ * @returns {Promise<Record<string, string>>} function name → handler source (`functions/x.ts`)
+ */
+export async function serverlessFunctions() {
+  const read = require('serverless/lib/configuration/read');
+  const yml = await read(join(PROJECT_DIR, 'serverless.yml'));
+  const configFile = yml.custom?.esbuild?.config;
+  if (!configFile || resolve(PROJECT_DIR, configFile) !== join(PROJECT_DIR, 'esbuild.config.cjs')) {
+    throw new Error(
+      'serverless.yml custom.esbuild.config must name ./esbuild.config.cjs, which the bench bundles with',
+    );
   }
   /** @type {Record<string, string>} */
   const functions = {};
-  for (const match of text.matchAll(
-    /\n {2}(\w+):\n {4}(?:#.*\n {4})*handler: (functions\/[\w-]+)\.handler/g,
+  for (const [name, fn] of Object.entries(
+    /** @type {Record<string, { handler: string }>} */ (yml.functions),
   )) {
-    functions[match[1] ?? ''] = `${match[2]}.ts`;
+    functions[name] = `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`;
   }
-  return { esbuild, functions };
-}
-
-/** The esbuild JS API options equivalent to serverless.yml custom.esbuild (serverless-esbuild). */
-export function esbuildOptions() {
-  const { esbuild } = serverlessConfig();
-  return {
-    bundle: esbuild.bundle !== false,
-    minify: esbuild.minify === true,
-    sourcemap: esbuild.sourcemap === true,
-    format: /** @type {'cjs'} */ (String(esbuild.format ?? 'cjs')),
-    target: String(esbuild.target ?? 'node22'),
-    platform: /** @type {'node'} */ (String(esbuild.platform ?? 'node')),
-    keepNames: esbuild.keepNames === true,
-    external: /** @type {string[]} */ ([]), // exclude: [] — the SDK is bundled
-    absWorkingDir: PROJECT_DIR,
-    logLevel: /** @type {'error'} */ ('error'),
-  };
+  return functions;
 }
 
 export const BARE_HANDLER_SOURCE = `import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -132,12 +139,19 @@ export function workDir() {
 }
 
 /**
- * Bundles every function of serverless.yml and the bare handlers into `outDir`.
+ * @typedef {{ name: string, entry: string, file: string, bytes: number, metafile: import('esbuild').Metafile,
+ *   before?: { file: string, bytes: number } }} BundleFile
+ *   `before`: the same entry in CJS_MAIN_BUILD, for the functions (not the bare handlers).
+ */
+
+/**
+ * Bundles every function of serverless.yml and the bare handlers into `outDir` as serverless
+ * package does, and each function also as it was bundled before issue 15.
  * @param {string} outDir
- * @returns {Promise<{ name: string, entry: string, file: string, bytes: number, metafile: import('esbuild').Metafile }[]>}
+ * @returns {Promise<BundleFile[]>}
  */
 export async function bundleAll(outDir) {
-  const { functions } = serverlessConfig();
+  const functions = await serverlessFunctions();
   const bareSource = join(outDir, 'bare-handler.mjs');
   writeFileSync(bareSource, BARE_HANDLER_SOURCE);
   const bareSameCalls = join(outDir, 'bare-same-calls.mjs');
@@ -147,12 +161,27 @@ export async function bundleAll(outDir) {
     ['bareGetItem', bareSource],
     ['bareSameCalls', bareSameCalls],
   ];
+  /** @param {string} entry @param {string} outfile @param {Record<string, unknown>} [overrides] */
+  const bundle = async (entry, outfile, overrides) => {
+    const result = await build({
+      ...esbuildOptions(overrides),
+      entryPoints: [entry],
+      outfile,
+      metafile: true,
+    });
+    return {
+      file: outfile,
+      bytes: Object.values(result.metafile.outputs)[0]?.bytes ?? 0,
+      metafile: result.metafile,
+    };
+  };
   return Promise.all(
     entries.map(async ([name = '', entry = '']) => {
-      const outfile = join(outDir, `${name}.cjs`);
-      const result = await build({ ...esbuildOptions(), entryPoints: [entry], outfile, metafile: true });
-      const bytes = Object.values(result.metafile.outputs)[0]?.bytes ?? 0;
-      return { name, entry, file: outfile, bytes, metafile: result.metafile };
+      const built = await bundle(entry, join(outDir, `${name}${BUNDLE_EXTENSION}`));
+      if (name.startsWith('bare')) return { name, entry, ...built };
+      const { overrides, extension } = CJS_MAIN_BUILD;
+      const { file, bytes } = await bundle(entry, join(outDir, `${name}.before${extension}`), overrides);
+      return { name, entry, ...built, before: { file, bytes } };
     }),
   );
 }
@@ -164,7 +193,7 @@ export async function bundleAll(outDir) {
  * @param {string} outDir
  */
 export async function bundleBareSdk(outDir) {
-  const outfile = join(outDir, 'bare-sdk.cjs');
+  const outfile = join(outDir, `bare-sdk${BUNDLE_EXTENSION}`);
   await build({
     ...esbuildOptions(),
     stdin: {
@@ -185,15 +214,16 @@ export const client = (endpoint) => DynamoDBDocumentClient.from(
 }
 
 /**
- * A fresh module instance of a CommonJS bundle (a copy under another name, so nothing is shared
- * with earlier loads: its own SDK client, configuration and connection pool).
+ * A fresh module instance of a bundle, ES module or CommonJS (a copy under another name, so
+ * nothing is shared with earlier loads: its own SDK client, configuration and connection pool).
  * @param {string} file
- * @returns {{ handler: (event: unknown, context: unknown) => Promise<any> }}
+ * @returns {Promise<{ handler: (event: unknown, context: unknown) => Promise<any> }>}
  */
-export function loadFresh(file) {
-  const copy = file.replace(/\.cjs$/, `.${randomUUID().slice(0, 8)}.cjs`);
+export async function loadFresh(file) {
+  const dot = file.lastIndexOf('.');
+  const copy = `${file.slice(0, dot)}.${randomUUID().slice(0, 8)}${file.slice(dot)}`;
   writeFileSync(copy, readFileSync(file));
-  return createRequire(import.meta.url)(copy);
+  return import(pathToFileURL(copy).href);
 }
 
 /** @param {number[]} values @param {number} q 0..1 */
@@ -268,7 +298,7 @@ export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */
     AWS_ACCESS_KEY_ID: 'local',
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    // As in Lambda: aws-embedded-metrics detects the Lambda environment and writes EMF to stdout.
+    // As in Lambda, where lib/metrics.ts adds these to each EMF record.
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
   };
@@ -364,14 +394,13 @@ export async function pool(count, concurrency, task) {
 export async function loadEntry(entry, endpoint, queueUrl) {
   Object.assign(process.env, {
     ...handlerEnv(endpoint, queueUrl),
-    AWS_EMF_ENVIRONMENT: 'Local',
     LOG_LEVEL: 'error',
   });
-  const outfile = join(workDir(), entry.replace(/\.ts$/, '.cjs'));
+  const outfile = join(workDir(), entry.replace(/\.ts$/, BUNDLE_EXTENSION));
   await build({
     ...esbuildOptions(),
     entryPoints: [fileURLToPath(new URL(`./${entry}`, import.meta.url))],
     outfile,
   });
-  return createRequire(import.meta.url)(outfile);
+  return import(pathToFileURL(outfile).href);
 }

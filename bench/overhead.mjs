@@ -33,7 +33,7 @@ export async function handlerOverhead({
   for (const route of routes) {
     const bundle = handlers[route.fn];
     if (!bundle) throw new Error(`no bundle for ${route.fn}`);
-    const bareSdk = /** @type {any} */ (loadFresh(bareSdkFile));
+    const bareSdk = /** @type {any} */ (await loadFresh(bareSdkFile));
     fixtures.useBareSdk({ client: bareSdk.client(endpoint), sdk: bareSdk });
     await warmUp([route], fixtures, handlers, warmup);
     const all = { handler: /** @type {number[]} */ ([]), bare: /** @type {number[]} */ ([]) };

@@ -1,13 +1,4 @@
 import type middy from '@middy/core';
-// Deep imports, not the package index: the index (and createMetricsLogger) pulls in environment
-// detection for EC2, ECS and the CloudWatch agent (TCP/UDP sinks) into every bundle, ~20 KiB of
-// minified code a Lambda never runs. Lambda (or Local, for offline and tests) writes EMF to stdout.
-import type { IEnvironment } from 'aws-embedded-metrics/lib/environment/IEnvironment';
-import { LambdaEnvironment } from 'aws-embedded-metrics/lib/environment/LambdaEnvironment';
-import { LocalEnvironment } from 'aws-embedded-metrics/lib/environment/LocalEnvironment';
-import { MetricsContext } from 'aws-embedded-metrics/lib/logger/MetricsContext';
-import { MetricsLogger } from 'aws-embedded-metrics/lib/logger/MetricsLogger';
-import { Unit } from 'aws-embedded-metrics/lib/logger/Unit';
 import type { Context } from 'aws-lambda';
 import { config } from './config';
 
@@ -28,16 +19,72 @@ export interface Metrics {
   deliveryLatency(milliseconds: number): void;
 }
 
-/** What `createMetricsLogger()` would detect where these functions run: Lambda, or the override. */
-let environment: Promise<IEnvironment> | undefined;
-const resolveEnvironment = () => {
-  environment ??= Promise.resolve(
-    process.env.AWS_EMF_ENVIRONMENT?.toLowerCase() === 'local'
-      ? new LocalEnvironment()
-      : new LambdaEnvironment(),
-  );
-  return environment;
-};
+type Unit = 'Count' | 'Milliseconds';
+/** CloudWatch reads at most 100 values of a metric from one record. */
+const MAX_VALUES_PER_RECORD = 100;
+
+/**
+ * Properties the Lambda environment of aws-embedded-metrics adds to each record, kept so that
+ * logs read as before; absent outside Lambda.
+ */
+function lambdaProperties(): Record<string, string> {
+  const env = process.env;
+  const trace = env._X_AMZN_TRACE_ID?.includes('Sampled=1') ? env._X_AMZN_TRACE_ID : undefined;
+  const entries = {
+    executionEnvironment: env.AWS_EXECUTION_ENV,
+    memorySize: env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
+    functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION,
+    logStreamId: env.AWS_LAMBDA_LOG_STREAM_NAME,
+    traceId: trace,
+  };
+  return Object.fromEntries(Object.entries(entries).filter((e): e is [string, string] => Boolean(e[1])));
+}
+
+/**
+ * The EMF records (CloudWatch embedded metric format) of one invocation's metrics: written here
+ * rather than with aws-embedded-metrics, whose logger, validator and environments were a third of
+ * every function's own bundle (README, Performance) for what is one JSON line on stdout.
+ */
+export function emfRecords(
+  recorded: Map<string, { unit: Unit; values: number[] }>,
+  properties: Record<string, string>,
+  timestamp = Date.now(),
+): string[] {
+  const records: string[] = [];
+  for (let offset = 0; ; offset += MAX_VALUES_PER_RECORD) {
+    const slice = [...recorded]
+      .map(([name, { unit, values }]) => ({
+        name,
+        unit,
+        values: values.slice(offset, offset + MAX_VALUES_PER_RECORD),
+      }))
+      .filter((metric) => metric.values.length > 0);
+    if (slice.length === 0) return records;
+    const record: Record<string, unknown> = {
+      _aws: {
+        Timestamp: timestamp,
+        CloudWatchMetrics: [
+          {
+            Dimensions: [['Service', 'Stage']],
+            Metrics: slice.map(({ name, unit }) => ({ Name: name, Unit: unit })),
+            Namespace: NAMESPACE,
+          },
+        ],
+      },
+      Service: config().serviceName,
+      Stage: config().stage,
+      ...properties,
+    };
+    for (const { name, values } of slice) record[name] = values.length === 1 ? values[0] : values;
+    records.push(JSON.stringify(record));
+  }
+}
+
+/** Lambda's JSON log format would wrap a console line in its own JSON: EMF then goes to stdout as is. */
+function writeRecord(line: string): void {
+  if (process.env.AWS_LAMBDA_LOG_FORMAT === 'JSON') process.stdout.write(`${line}\n`);
+  else console.log(line);
+}
 
 type ContextWithMetrics = Context & { metrics?: Metrics };
 
@@ -59,28 +106,26 @@ export function emitMetrics<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TRes
   };
   return {
     before: async (request) => {
-      // Most requests record nothing: the logger is built on the first metric, not per request.
-      let logger: MetricsLogger | undefined;
-      const recorder = () => {
-        if (!logger) {
-          logger = new MetricsLogger(resolveEnvironment, MetricsContext.empty());
-          logger.setNamespace(NAMESPACE);
-          logger.setDimensions({ Service: config().serviceName, Stage: config().stage });
-          logger.setProperty('RequestId', request.context.awsRequestId);
-        }
-        return logger;
+      // Most requests record nothing: then nothing is printed.
+      const recorded = new Map<string, { unit: Unit; values: number[] }>();
+      const put = (name: string, value: number, unit: Unit) => {
+        const metric = recorded.get(name) ?? { unit, values: [] };
+        metric.values.push(value);
+        recorded.set(name, metric);
       };
       const metrics: Metrics = {
         count(name, value = 1) {
-          recorder().putMetric(name, value, Unit.Count);
+          put(name, value, 'Count');
         },
         deliveryLatency(milliseconds) {
-          recorder().putMetric('DeliveryLatency', milliseconds, Unit.Milliseconds);
+          put('DeliveryLatency', milliseconds, 'Milliseconds');
         },
       };
       (request.context as ContextWithMetrics).metrics = metrics;
       (request.internal as { flushMetrics?: () => Promise<void> }).flushMetrics = async () => {
-        await logger?.flush();
+        const properties = { ...lambdaProperties(), RequestId: request.context.awsRequestId };
+        for (const line of emfRecords(recorded, properties)) writeRecord(line);
+        recorded.clear();
       };
     },
     after: flush,

@@ -85,7 +85,6 @@ export async function startOffline({
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      AWS_EMF_ENVIRONMENT: 'Local',
       ...(queue ? { LOCAL_QUEUE_URL: queue.url } : {}),
       ...env,
     },

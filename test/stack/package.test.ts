@@ -11,7 +11,7 @@ import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
 import { captureEmf, type EmfRecord } from '../support/emf';
 import { lockStateEvent } from '../support/fixtures';
-import { lambdaContext } from '../support/http-event';
+import { httpApiEvent, lambdaContext } from '../support/http-event';
 import { useQueuedDelivery } from '../support/queued-delivery';
 
 const deliveryQueue = useQueuedDelivery();
@@ -353,6 +353,20 @@ describe('serverless package --stage prod', () => {
     for (const [name, group] of groups) expect(group.Properties.RetentionInDays, name).toBe(30);
   });
 
+  it('ships each function as one ES module that the Node runtime loads outside the project, and health answers', async () => {
+    const { contents, loaded, health } = await loadPackagedHandlers(iam);
+    const names = byType(iam.template, 'AWS::Lambda::Function').map(([r]) =>
+      r.replace(/LambdaFunction$/, ''),
+    );
+    expect(Object.keys(contents).sort()).toEqual(names.sort());
+    for (const name of names) {
+      expect(contents[name], name).toHaveLength(1);
+      expect(contents[name]?.[0], name).toMatch(/^functions\/[\w-]+\.mjs$/);
+      expect(loaded[name], name).toBe('function');
+    }
+    expect(health).toBe(200);
+  });
+
   it(`keeps every function's bundle under ${BUNDLE_BUDGET_BYTES / 1024} KiB zipped`, async () => {
     const functions = byType(iam.template, 'AWS::Lambda::Function');
     for (const [name, fn] of functions) {
@@ -363,6 +377,57 @@ describe('serverless package --stage prod', () => {
     }
   });
 });
+
+/**
+ * Loads every packaged handler in a fresh Node process, as the nodejs22.x runtime does (an ES
+ * module, by import(), from a directory with no node_modules), and invokes GET /health against
+ * DynamoDB Local: each module's name, whether it exports a handler, and the health status.
+ */
+const RUNTIME_SCRIPT = `
+const files = JSON.parse(process.env.HANDLER_FILES);
+const loaded = {};
+for (const [name, file] of Object.entries(files)) {
+  loaded[name] = typeof (await import(file)).handler;
+}
+const health = await (await import(files.health)).handler(JSON.parse(process.env.HEALTH_EVENT), {
+  awsRequestId: 'package-test', getRemainingTimeInMillis: () => 10000,
+});
+process.stdout.write(JSON.stringify({ loaded, health: health.statusCode }));
+`;
+
+async function loadPackagedHandlers(packaged: { dir: string; template: Template }) {
+  const outside = await mkdtemp(join(tmpdir(), 'ocloud-artefacts-'));
+  try {
+    const files: Record<string, string> = {};
+    const contents: Record<string, string[]> = {};
+    for (const [resource, fn] of byType(packaged.template, 'AWS::Lambda::Function')) {
+      const name = resource.replace(/LambdaFunction$/, '');
+      const key = String((fn.Properties.Code as { S3Key: unknown }).S3Key);
+      const into = join(outside, name);
+      await run('unzip', ['-q', join(packaged.dir, key.split('/').pop() ?? ''), '-d', into]);
+      const { stdout } = await run('find', [into, '-type', 'f', '-printf', '%P\n']);
+      contents[name] = stdout.trim().split('\n');
+      const handler = String(fn.Properties.Handler);
+      files[name] = join(into, `${handler.slice(0, handler.lastIndexOf('.'))}.mjs`);
+    }
+    files.health = files.Health ?? '';
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RUNTIME_SCRIPT], {
+      cwd: outside,
+      env: {
+        PATH: process.env.PATH,
+        ...Object.fromEntries(
+          Object.entries(process.env).filter(([k]) => /^(AWS_|TABLE_NAME|STAGE)/.test(k)),
+        ),
+        HANDLER_FILES: JSON.stringify(files),
+        HEALTH_EVENT: JSON.stringify(httpApiEvent({ method: 'GET', path: '/health' })),
+      },
+      timeout: 60_000,
+    });
+    return { contents, ...(JSON.parse(stdout) as { loaded: Record<string, string>; health: number }) };
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
+}
 
 /** Metric name → dimension values, from the dashboard's OCloudNotifications widgets. */
 function dashboardMetrics(template: Template): Map<string, Record<string, string>> {
