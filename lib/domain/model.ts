@@ -131,6 +131,12 @@ export interface PublisherStore {
 export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscription' | 'deleteSubscription'> {
   /** Pages of the subscriptions whose address is `resourceAddress` or one of its ancestors. */
   subscriptionsCovering(resourceAddress: string): AsyncIterable<Subscription[]>;
+  /** The live subscriptions among `ids`, by id, in one consistent read (a deleted one is absent). */
+  getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>>;
+  /** `acquireDeliveryLease` for many attempts at once; each succeeds or fails on its own. */
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
+  /** `completeDelivery` for many attempts at once; each succeeds or fails on its own. */
+  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]>;
   /**
    * Takes the lease of the (subscription, address) cursor for one attempt, unless the event is not
    * newer than the one delivered last or another attempt holds the lease.

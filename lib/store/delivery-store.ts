@@ -42,6 +42,19 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return this.subscriptions.deleteSubscription(id, owner);
   }
 
+  async getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>> {
+    const items = await this.table.batchGet([...new Set(ids)].map((id) => keys.subscription(id)));
+    return new Map(items.map((item) => [String(item.id), toSubscription(item)]));
+  }
+
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
+    return this.cursors.acquireMany(attempts);
+  }
+
+  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]> {
+    return this.cursors.completeMany(attempts);
+  }
+
   acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome> {
     return this.cursors.acquire(attempt);
   }
