@@ -173,8 +173,11 @@ describe('serverless package --stage prod', () => {
         'sqs:SendMessage',
       ],
       Deliver: [
+        'dynamodb:BatchGetItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
+        'dynamodb:PartiQLInsert',
+        'dynamodb:PartiQLUpdate',
         'dynamodb:UpdateItem',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
@@ -238,8 +241,18 @@ describe('serverless package --stage prod', () => {
     const mappings = byType(iam.template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
     expect(mappings).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 }),
-        expect.objectContaining({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 1 }),
+        expect.objectContaining({
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          BatchSize: 10,
+          MaximumBatchingWindowInSeconds: 0,
+          ScalingConfig: { MaximumConcurrency: 1000 },
+        }),
+        expect.objectContaining({
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          BatchSize: 10,
+          MaximumBatchingWindowInSeconds: 0,
+          ScalingConfig: { MaximumConcurrency: 100 },
+        }),
       ]),
     );
   });
