@@ -15,7 +15,9 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
     await Promise.all(
       event.Records.map(async (record) => {
         try {
-          const enqueued = await fanOut().run(parseFanOutMessage(record.body));
+          const enqueued = await fanOut().run(parseFanOutMessage(record.body), () =>
+            context.getRemainingTimeInMillis(),
+          );
           logger.debug('fanned out', { messageId: record.messageId, enqueued });
         } catch (error) {
           logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });

@@ -1,33 +1,94 @@
-import type { DeliveryStore } from '../domain/model';
+import type { DeliveryStore, PageKey, Subscription } from '../domain/model';
+import { selfAndAncestors } from '../domain/resource-address';
 import type { QueuePort } from '../queue/queue-port';
-import { deliveryMessage, type FanOutMessage } from './messages';
+import { deliveryMessage, type FanOutContinuation, type FanOutMessage, fanOutMessage } from './messages';
+
+export interface FanOutSettings {
+  /** Pages read by one invocation before it hands the rest to a continuation message. */
+  readonly pagesPerInvocation: number;
+  /** Hands over when the invocation has less time than this left (a page read and its sends). */
+  readonly reserveMs: number;
+  /** Subscriptions per page; undefined: DynamoDB's 1 MB pages (about 4,000 subscriptions). */
+  readonly pageSize?: number;
+}
+
+const DEFAULTS: FanOutSettings = { pagesPerInvocation: 100, reserveMs: 5000 };
 
 /**
  * Turns one accepted event into one delivery message per covering subscription: one query per
- * ancestor of the address (paged), and each page enqueued while the next is read. A fan-out that
- * fails part-way is run again whole; the repeats it enqueues are dropped at delivery by the
- * ordering cursor (same event, already delivered) — at-least-once, never twice in a row unseen.
+ * ancestor of the address, the first page of every ancestor read at once, and each page enqueued
+ * while the next is read. An invocation reads a bounded number of pages, then enqueues a
+ * continuation (the ancestor and page key it stopped at) as a new fan-out message, so a million
+ * subscribers fan out through many invocations, each well within its time-out. A fan-out that fails
+ * part-way is run again whole from where its message starts; the repeats it enqueues are dropped
+ * at delivery by the ordering cursor (same event, already delivered) — at-least-once.
  */
 export class FanOut {
+  private readonly settings: FanOutSettings;
+
   constructor(
     private readonly store: DeliveryStore,
     private readonly queue: QueuePort,
+    settings: Partial<FanOutSettings> = {},
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.settings = { ...DEFAULTS, ...settings };
+  }
 
-  /** Returns how many deliveries were enqueued. */
-  async run(message: FanOutMessage): Promise<number> {
+  /** Returns how many deliveries were enqueued by this invocation. */
+  async run(
+    message: FanOutMessage,
+    remainingMs: () => number = () => Number.POSITIVE_INFINITY,
+  ): Promise<number> {
     const now = new Date(this.clock());
+    const ancestors = selfAndAncestors(message.resourceAddress);
+    const from = message.continuation;
+    const first = from ? Math.max(0, ancestors.indexOf(from.ancestor)) : 0;
+    const pending = ancestors.slice(first);
+    const limit = this.settings.pageSize;
+    // Most ancestors have one page or none: reading their first pages together saves a round trip each.
+    const firstPages = pending.map((ancestor, i) =>
+      this.store.subscriptionsAt(ancestor, {
+        ...(i === 0 && from?.startKey ? { startKey: from.startKey } : {}),
+        ...(limit === undefined ? {} : { limit }),
+      }),
+    );
+    for (const page of firstPages) page.catch(() => undefined); // awaited in order below
+
     const sends: Promise<void>[] = [];
     let count = 0;
+    let pages = 0;
     let readError: unknown;
+    const enqueue = (subscriptions: Subscription[]) => {
+      count += subscriptions.length;
+      if (subscriptions.length === 0) return;
+      const bodies = subscriptions.map((s) => ({ body: JSON.stringify(deliveryMessage(s, message, now)) }));
+      sends.push(this.queue.send('delivery', bodies));
+    };
     try {
-      for await (const page of this.store.subscriptionsCovering(message.resourceAddress)) {
-        count += page.length;
-        const messages = page.map((subscription) => ({
-          body: JSON.stringify(deliveryMessage(subscription, message, now)),
-        }));
-        sends.push(this.queue.send('delivery', messages));
+      outer: for (const [i, ancestor] of pending.entries()) {
+        let page = await (firstPages[i] as Promise<{
+          subscriptions: Subscription[];
+          next: PageKey | undefined;
+        }>);
+        for (;;) {
+          enqueue(page.subscriptions);
+          pages += 1;
+          const next: FanOutContinuation | undefined = page.next && { ancestor, startKey: page.next };
+          const nextAncestor = pending[i + 1];
+          const handOver = next ?? (nextAncestor === undefined ? undefined : { ancestor: nextAncestor });
+          if (handOver && this.mustHandOver(pages, remainingMs())) {
+            sends.push(
+              this.queue.send('fan-out', [{ body: JSON.stringify(fanOutMessage(message, handOver)) }]),
+            );
+            break outer;
+          }
+          if (!page.next) break;
+          page = await this.store.subscriptionsAt(ancestor, {
+            startKey: page.next,
+            ...(limit === undefined ? {} : { limit }),
+          });
+        }
       }
     } catch (error) {
       readError = error;
@@ -38,5 +99,9 @@ export class FanOut {
     if (readError !== undefined) throw readError;
     if (failure) throw failure.reason;
     return count;
+  }
+
+  private mustHandOver(pages: number, remainingMs: number): boolean {
+    return pages >= this.settings.pagesPerInvocation || remainingMs < this.settings.reserveMs;
   }
 }

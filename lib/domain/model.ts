@@ -79,6 +79,9 @@ export interface DeliveryAttempt extends DeliveryCursorKey {
   readonly expiresAt: number;
 }
 
+/** Where a paged read goes on: opaque outside the store, carried in queue messages as JSON. */
+export type PageKey = Readonly<Record<string, unknown>>;
+
 export type LeaseOutcome =
   | { readonly kind: 'acquired' }
   /** The subscription already received this event or a newer one for the address. */
@@ -129,8 +132,14 @@ export interface PublisherStore {
 }
 
 export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscription' | 'deleteSubscription'> {
-  /** Pages of the subscriptions whose address is `resourceAddress` or one of its ancestors. */
-  subscriptionsCovering(resourceAddress: string): AsyncIterable<Subscription[]>;
+  /**
+   * One page of the subscriptions to exactly `resourceAddress` (fan-out reads one address and
+   * each of its ancestors), from `startKey`; `next` is where the following page starts.
+   */
+  subscriptionsAt(
+    resourceAddress: string,
+    options: { readonly startKey?: PageKey; readonly limit?: number },
+  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PageKey | undefined }>;
   /** The live subscriptions among `ids`, by id, in one consistent read (a deleted one is absent). */
   getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>>;
   /** `acquireDeliveryLease` for many attempts at once; each succeeds or fails on its own. */

@@ -2,10 +2,10 @@ import type {
   DeliveryAttempt,
   DeliveryStore,
   LeaseOutcome,
+  PageKey,
   Subscription,
   SubscriptionStore,
 } from '../domain/model';
-import { selfAndAncestors } from '../domain/resource-address';
 import { DeliveryCursors } from './delivery-cursors';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';
@@ -22,16 +22,20 @@ export class DynamoDeliveryStore implements DeliveryStore {
     this.cursors = new DeliveryCursors(table.client, table.name);
   }
 
-  async *subscriptionsCovering(address: string): AsyncIterable<Subscription[]> {
-    for (const ancestor of selfAndAncestors(address)) {
-      for await (const page of this.table.pages({
+  async subscriptionsAt(
+    address: string,
+    { startKey, limit }: { readonly startKey?: PageKey; readonly limit?: number },
+  ): Promise<{ subscriptions: Subscription[]; next: PageKey | undefined }> {
+    const { items, next } = await this.table.page(
+      {
         IndexName: INDEX.byAddress,
         KeyConditionExpression: 'addrPk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(ancestor) },
-      })) {
-        if (page.length > 0) yield page.map(toSubscription);
-      }
-    }
+        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(address) },
+        ...(limit === undefined ? {} : { Limit: limit }),
+      },
+      startKey && { ...startKey },
+    );
+    return { subscriptions: items.map(toSubscription), next };
   }
 
   getSubscription(id: string): Promise<Subscription | undefined> {
