@@ -27,6 +27,8 @@ import {
   median,
   quantile,
   TABLE_NAME,
+  verdict,
+  verdicts,
   workDir,
 } from './common.mjs';
 
@@ -183,7 +185,9 @@ async function main() {
     print(
       `  plain POST loop, ${SINK_CONCURRENCY} at once  ${(plainMs / 1000).toFixed(2)} s (${Math.round((SUBSCRIBERS * 1000) / plainMs)}/s)`,
     );
-    print(`  ratio queued / plain         ${(fanOutMs / plainMs).toFixed(1)}×`);
+    print(
+      `  ratio queued / plain         ${(fanOutMs / plainMs).toFixed(2)}×  ${verdict('fanout', 'ratio', fanOutMs / plainMs, 3)}`,
+    );
 
     // --- a fast consumer, beside a hanging one or alone ------------------------------------
     /** @param {boolean} withHanging */
@@ -228,6 +232,10 @@ async function main() {
     print(
       `  beside a hanging consumer    p50 ${besideHanging.p50} ms, p99 ${besideHanging.p99} ms (${besideHanging.delivered}/${EVENTS} delivered)`,
     );
+    const isolation = besideHanging.delivered === EVENTS ? besideHanging.p99 / alone.p99 : Number.NaN;
+    print(
+      `  p99 beside hanging / alone   ${isolation.toFixed(2)}×  ${verdict('fanout', 'isolation', isolation, 1.2)}`,
+    );
   } finally {
     await queue.stop();
     console.log = realLog;
@@ -237,7 +245,7 @@ async function main() {
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(verdicts.some((v) => v.pass === false) ? 1 : 0),
   (error) => {
     print(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
     process.exit(1);

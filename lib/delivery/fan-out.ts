@@ -12,7 +12,7 @@ export interface FanOutSettings {
   readonly pageSize?: number;
 }
 
-const DEFAULTS: FanOutSettings = { pagesPerInvocation: 100, reserveMs: 5000 };
+const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
 
 /**
  * Turns one accepted event into one delivery message per covering subscription: one query per
