@@ -8,7 +8,7 @@
  * and queue work per notification, beside a plain concurrent POST loop of the same notifications
  * in the same run, with budgets; exits non-zero when one fails. Only 127.0.0.1 traffic.
  *
- *   npm run bench:storm        (NODES, default 200)
+ *   npm run bench:storm        (NODES, default 200; STORM_VERBOSE=1 shows serverless offline's output)
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -157,7 +157,7 @@ async function main() {
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     offline = await startOffline({
       dynamoEndpoint: counter.endpoint,
-      quiet: true,
+      quiet: process.env.STORM_VERBOSE !== '1',
       env: { LOG_LEVEL: 'error' },
     });
     const api = offline.url;

@@ -242,16 +242,18 @@ describe('serverless package --stage prod', () => {
     expect(mappings).toEqual(
       expect.arrayContaining([
         expect.objectContaining({
+          FunctionName: { 'Fn::GetAtt': ['DeliverLambdaFunction', 'Arn'] },
           FunctionResponseTypes: ['ReportBatchItemFailures'],
           BatchSize: 10,
           MaximumBatchingWindowInSeconds: 0,
-          ScalingConfig: { MaximumConcurrency: 1000 },
+          ProvisionedPollerConfig: { MinimumPollers: 20, MaximumPollers: 200 },
         }),
         expect.objectContaining({
+          FunctionName: { 'Fn::GetAtt': ['FanOutLambdaFunction', 'Arn'] },
           FunctionResponseTypes: ['ReportBatchItemFailures'],
           BatchSize: 10,
           MaximumBatchingWindowInSeconds: 0,
-          ScalingConfig: { MaximumConcurrency: 100 },
+          ProvisionedPollerConfig: { MinimumPollers: 2, MaximumPollers: 50 },
         }),
       ]),
     );
