@@ -199,10 +199,18 @@ async function main() {
       const time = new Date().toISOString();
       const events = publishers.map((p) => ({ p, event: make(p, time), acceptedAt: 0 }));
       const started = Date.now();
+      let retries = 0;
       await Promise.all(
         events.map(async (e) => {
-          const reply = await post(`${api}/publishers/${e.p.id}/events`, JSON.stringify(e.event));
-          if (reply.status !== 202) throw new Error(`publish: HTTP ${reply.status} ${reply.text}`);
+          // A publisher retries a 503 after its Retry-After, as a PTP agent would; counted below.
+          for (let attempt = 1; ; attempt++) {
+            const reply = await post(`${api}/publishers/${e.p.id}/events`, JSON.stringify(e.event));
+            if (reply.status === 202) break;
+            if (reply.status !== 503 || attempt >= 5)
+              throw new Error(`publish: HTTP ${reply.status} ${reply.text}`);
+            retries += 1;
+            await sleep(1000);
+          }
           e.acceptedAt = Date.now();
         }),
       );
@@ -221,7 +229,7 @@ async function main() {
       );
       const delivered = expected.filter((x) => sink.firstAt.has(x.key));
       const last = Math.max(...delivered.map((x) => sink.firstAt.get(x.key) ?? 0));
-      return { started, publishedIn, expected, delivered, wallMs: last - started };
+      return { started, publishedIn, retries, expected, delivered, wallMs: last - started };
     };
 
     // Warm-up: the same storm with LOCKED states a second earlier, so every worker offline starts
@@ -277,7 +285,9 @@ async function main() {
     print(
       `site-wide storm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subscriptions`,
     );
-    print(`  events accepted (202)          ${publishers.length} in ${result.publishedIn} ms`);
+    print(
+      `  events accepted (202)          ${publishers.length} in ${result.publishedIn} ms (${result.retries} publishes retried after a 503)`,
+    );
     print(
       `  notifications                  ${result.delivered.length} of ${result.expected.length} delivered (+${repeats} repeats)`,
     );
