@@ -15,8 +15,8 @@ import http from 'node:http';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startOffline } from '../scripts/offline.mjs';
 import { TABLE_NAME } from '../scripts/start-local.mjs';
+import { countingProxy } from './capacity.mjs';
 import { listenLocal, quantile, verdict, verdicts } from './common.mjs';
-import { startDynamoCounter } from './dynamo-counter.mjs';
 
 const NODES = Number(process.env.NODES || 200);
 const PART = 'storm';
@@ -133,6 +133,26 @@ async function startSink() {
   };
 }
 
+/**
+ * Requests, capacity units (read and write together: DynamoDB Local reports PartiQL batches' units
+ * undivided) and requests per operation, e.g. "Query 4800, TransactWriteItems 800".
+ * @param {{ op: string, read: number, write: number }[]} log
+ */
+function dynamoTotals(log) {
+  /** @type {Map<string, number>} */
+  const ops = new Map();
+  let capacity = 0;
+  for (const entry of log) {
+    ops.set(entry.op, (ops.get(entry.op) ?? 0) + 1);
+    capacity += entry.read + entry.write;
+  }
+  const byOperation = [...ops]
+    .sort((a, b) => b[1] - a[1])
+    .map(([op, count]) => `${op} ${count}`)
+    .join(', ');
+  return { requests: log.length, capacity, byOperation };
+}
+
 /** @param {() => boolean} done @param {string} what */
 async function until(done, what, timeoutMs = 120_000) {
   const deadline = Date.now() + timeoutMs;
@@ -149,14 +169,14 @@ async function main() {
   }, DEADLINE_MS);
   watchdog.unref();
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
-  const counter = await startDynamoCounter(db.endpoint);
+  const counter = await countingProxy(db.endpoint);
   const sink = await startSink();
   /** @type {Awaited<ReturnType<typeof startOffline>> | undefined} */
   let offline;
   try {
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     offline = await startOffline({
-      dynamoEndpoint: counter.endpoint,
+      dynamoEndpoint: counter.url,
       quiet: process.env.STORM_VERBOSE !== '1',
       env: { LOG_LEVEL: 'error' },
     });
@@ -245,12 +265,12 @@ async function main() {
     );
     await until(() => queue.idle(), 'the queues to drain after the warm-up');
 
-    counter.reset();
+    counter.log.length = 0;
     const queueBefore = queue.stats();
     const repeatsBefore = sink.repeats();
     const result = await storm((p, time) => eventFor(p.address, p.kind, time));
     await until(() => queue.idle(), 'the queues to drain');
-    const dynamo = counter.totals();
+    const dynamo = dynamoTotals(counter.log);
     const queueAfter = queue.stats();
     const repeats = sink.repeats() - repeatsBefore;
 
@@ -298,7 +318,7 @@ async function main() {
     );
     print(`  ratio storm / plain           ${(result.wallMs / plainMs).toFixed(2)}×`);
     print(
-      `  DynamoDB per notification     ${(dynamo.requests / n).toFixed(2)} requests, ${(dynamo.capacity / n).toFixed(2)} capacity units (${counter.describe()})`,
+      `  DynamoDB per notification     ${(dynamo.requests / n).toFixed(2)} requests, ${(dynamo.capacity / n).toFixed(2)} capacity units (${dynamo.byOperation})`,
     );
     print(
       `  SQS-equivalent per notification ${(messages / n).toFixed(2)} messages, ${(requests / n).toFixed(2)} requests`,
