@@ -8,18 +8,9 @@ import {
   parseDeliveryMessage,
   parseFanOutMessage,
 } from '../../lib/delivery/messages';
-import type { OutgoingMessage, QueueName, QueuePort } from '../../lib/queue/queue-port';
 import { deliveryStore, subscriptionStore } from '../../lib/services';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
-
-/** Records what is enqueued, as the fan-out function's queue would receive it. */
-class RecordingQueue implements QueuePort {
-  readonly sent: Record<QueueName, string[]> = { 'fan-out': [], delivery: [], 'dead-letter': [] };
-  async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
-    this.sent[queue].push(...messages.map((m) => m.body));
-  }
-  async changeVisibility(): Promise<void> {}
-}
+import { RecordingQueue } from '../support/recording-queue';
 
 async function subscribe(resourceAddress: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
