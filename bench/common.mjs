@@ -345,3 +345,30 @@ export function nextTime() {
 }
 
 export const unique = (/** @type {string} */ prefix) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+/** Runs `task(0…count-1)`, `concurrency` at a time. @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
+export async function pool(count, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/** Resolves once `done()` holds, polling every 5 ms. @param {() => boolean} done @param {string} what */
+export async function until(done, what, timeoutMs = 5 * 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Ends the process with status 1 if the benchmark runs past `limitMs`, so it can never hang. */
+export function exitAfter(/** @type {number} */ limitMs) {
+  setTimeout(() => {
+    process.stdout.write('benchmark: over its time limit, stopping\n');
+    process.exit(1);
+  }, limitMs).unref();
+}

@@ -21,12 +21,15 @@ import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
 import {
   esbuildOptions,
+  exitAfter,
   handlerEnv,
   listenLocal,
   lockStateEvent,
   median,
+  pool,
   quantile,
   TABLE_NAME,
+  until,
   verdict,
   verdicts,
   workDir,
@@ -81,31 +84,8 @@ async function startSink() {
   };
 }
 
-/** @param {() => boolean} done @param {string} what */
-async function until(done, what, timeoutMs = 5 * 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
-
-/** @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
-async function pool(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
 async function main() {
-  const watchdog = setTimeout(() => {
-    print('benchmark: over its time limit, stopping');
-    process.exit(1);
-  }, DEADLINE_MS);
-  watchdog.unref();
+  exitAfter(DEADLINE_MS);
 
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
   const sink = await startSink();

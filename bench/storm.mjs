@@ -16,7 +16,7 @@ import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startOffline } from '../scripts/offline.mjs';
 import { TABLE_NAME } from '../scripts/start-local.mjs';
 import { countingProxy } from './capacity.mjs';
-import { listenLocal, quantile, verdict, verdicts } from './common.mjs';
+import { exitAfter, listenLocal, pool, quantile, until, verdict, verdicts } from './common.mjs';
 
 const NODES = Number(process.env.NODES || 200);
 const PART = 'storm';
@@ -88,16 +88,6 @@ function post(url, body) {
   });
 }
 
-/** @param {number} count @param {number} concurrency @param {(i: number) => Promise<unknown>} task */
-async function pool(count, concurrency, task) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
-
 /** Answers 204 to everything; remembers when each (path, event id) first got its 2xx, and repeats. */
 async function startSink() {
   /** @type {Map<string, number>} */
@@ -153,21 +143,8 @@ function dynamoTotals(log) {
   return { requests: log.length, capacity, byOperation };
 }
 
-/** @param {() => boolean} done @param {string} what */
-async function until(done, what, timeoutMs = 120_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(2);
-  }
-}
-
 async function main() {
-  const watchdog = setTimeout(() => {
-    print('benchmark: over its time limit, stopping');
-    process.exit(1);
-  }, DEADLINE_MS);
-  watchdog.unref();
+  exitAfter(DEADLINE_MS);
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
   const counter = await countingProxy(db.endpoint);
   const sink = await startSink();
