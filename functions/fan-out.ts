@@ -12,11 +12,14 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
     logger.setContext({ requestId: context.awsRequestId, function: 'fanOut' });
     // The records of a batch are independent events (a storm): fanned out side by side.
     const failed: SQSBatchResponse['batchItemFailures'] = [];
+    const firstPages = new Map();
     await Promise.all(
       event.Records.map(async (record) => {
         try {
-          const enqueued = await fanOut().run(parseFanOutMessage(record.body), () =>
-            context.getRemainingTimeInMillis(),
+          const enqueued = await fanOut().run(
+            parseFanOutMessage(record.body),
+            () => context.getRemainingTimeInMillis(),
+            firstPages,
           );
           logger.debug('fanned out', { messageId: record.messageId, enqueued });
         } catch (error) {

@@ -1,4 +1,4 @@
-import type { DeliveryStore, PageKey, Subscription } from '../domain/model';
+import type { DeliveryStore, Subscription } from '../domain/model';
 import { selfAndAncestors } from '../domain/resource-address';
 import type { QueuePort } from '../queue/queue-port';
 import { deliveryMessage, type FanOutContinuation, type FanOutMessage, fanOutMessage } from './messages';
@@ -11,6 +11,8 @@ export interface FanOutSettings {
   /** Subscriptions per page; undefined: DynamoDB's 1 MB pages (about 4,000 subscriptions). */
   readonly pageSize?: number;
 }
+
+type Page = Awaited<ReturnType<DeliveryStore['subscriptionsAt']>>;
 
 const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
 
@@ -35,10 +37,15 @@ export class FanOut {
     this.settings = { ...DEFAULTS, ...settings };
   }
 
-  /** Returns how many deliveries were enqueued by this invocation. */
+  /**
+   * Returns how many deliveries were enqueued by this invocation. The events of one queue batch
+   * pass the same `firstPages`: in a storm they share most ancestors (the site, the cluster), and
+   * each ancestor's first page is then read once for all of them.
+   */
   async run(
     message: FanOutMessage,
     remainingMs: () => number = () => Number.POSITIVE_INFINITY,
+    firstPages: Map<string, Promise<Page>> = new Map(),
   ): Promise<number> {
     const now = new Date(this.clock());
     const ancestors = selfAndAncestors(message.resourceAddress);
@@ -47,13 +54,17 @@ export class FanOut {
     const pending = ancestors.slice(first);
     const limit = this.settings.pageSize;
     // Most ancestors have one page or none: reading their first pages together saves a round trip each.
-    const firstPages = pending.map((ancestor, i) =>
-      this.store.subscriptionsAt(ancestor, {
-        ...(i === 0 && from?.startKey ? { startKey: from.startKey } : {}),
-        ...(limit === undefined ? {} : { limit }),
-      }),
-    );
-    for (const page of firstPages) page.catch(() => undefined); // awaited in order below
+    const startPages = pending.map((ancestor, i) => {
+      if (i === 0 && from?.startKey)
+        return this.store.subscriptionsAt(ancestor, { startKey: from.startKey, limit });
+      let page = firstPages.get(ancestor);
+      if (!page) {
+        page = this.store.subscriptionsAt(ancestor, { limit });
+        firstPages.set(ancestor, page);
+      }
+      return page;
+    });
+    for (const page of startPages) page.catch(() => undefined); // awaited in order below
 
     const sends: Promise<void>[] = [];
     let count = 0;
@@ -67,10 +78,7 @@ export class FanOut {
     };
     try {
       outer: for (const [i, ancestor] of pending.entries()) {
-        let page = await (firstPages[i] as Promise<{
-          subscriptions: Subscription[];
-          next: PageKey | undefined;
-        }>);
+        let page = await (startPages[i] as Promise<Page>);
         for (;;) {
           enqueue(page.subscriptions);
           pages += 1;
@@ -84,10 +92,7 @@ export class FanOut {
             break outer;
           }
           if (!page.next) break;
-          page = await this.store.subscriptionsAt(ancestor, {
-            startKey: page.next,
-            ...(limit === undefined ? {} : { limit }),
-          });
+          page = await this.store.subscriptionsAt(ancestor, { startKey: page.next, limit });
         }
       }
     } catch (error) {

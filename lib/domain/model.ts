@@ -138,7 +138,7 @@ export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscription'
    */
   subscriptionsAt(
     resourceAddress: string,
-    options: { readonly startKey?: PageKey; readonly limit?: number },
+    options: { readonly startKey?: PageKey; readonly limit?: number | undefined },
   ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PageKey | undefined }>;
   /** The live subscriptions among `ids`, by id, in one consistent read (a deleted one is absent). */
   getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>>;

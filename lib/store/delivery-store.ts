@@ -24,7 +24,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   async subscriptionsAt(
     address: string,
-    { startKey, limit }: { readonly startKey?: PageKey; readonly limit?: number },
+    { startKey, limit }: { readonly startKey?: PageKey; readonly limit?: number | undefined },
   ): Promise<{ subscriptions: Subscription[]; next: PageKey | undefined }> {
     const { items, next } = await this.table.page(
       {

@@ -96,4 +96,33 @@ describe('fan-out continuations', () => {
     expect(queue.sent['fan-out']).toEqual([]);
     expect(queue.sent.delivery).toHaveLength(expected.length);
   });
+
+  it('reads an ancestor shared by the events of one batch once, and each event still reaches every subscriber', async () => {
+    const site = `/${uniqueCluster()}/site-1`;
+    const siteSubscribers = await subscribe(site, 2);
+    const nodeSubscribers = await subscribe(`${site}/node-1`, 1);
+    const store = deliveryStore();
+    const reads: string[] = [];
+    const counting = {
+      ...store,
+      subscriptionsAt: (address: string, options: Parameters<typeof store.subscriptionsAt>[1]) => {
+        reads.push(address);
+        return store.subscriptionsAt(address, options);
+      },
+    } as typeof store;
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(counting, queue);
+    const firstPages = new Map();
+    const [one, two] = [acceptedAt(`${site}/node-1`), acceptedAt(`${site}/node-2`)];
+    await Promise.all([one, two].map((m) => fanOut.run(m, undefined, firstPages)));
+    expect(reads.filter((address) => address === site)).toHaveLength(1);
+    const to = (m: FanOutMessage) =>
+      queue.sent.delivery
+        .map((body) => parseDeliveryMessage(body))
+        .filter((d) => d.event.id === m.event.id)
+        .map((d) => d.subscriptionId)
+        .sort();
+    expect(to(one)).toEqual([...siteSubscribers, ...nodeSubscribers].sort());
+    expect(to(two)).toEqual([...siteSubscribers].sort());
+  });
 });
