@@ -221,7 +221,7 @@ async function main() {
         },
         { key: `/site|${e.event.id}`, acceptedAt: e.acceptedAt, event: e.event, path: '/site' },
       ]);
-      await until(() => expected.every((x) => sink.firstAt.has(x.key)), 'every notification').catch((error) =>
+      await until(() => expected.every((x) => sink.firstAt.has(x.key)), 'every notification', 120_000).catch((error) =>
         print(String(error)),
       );
       const delivered = expected.filter((x) => sink.firstAt.has(x.key));
@@ -240,13 +240,13 @@ async function main() {
         typeof p.kind.value === 'number' ? 6 : p.kind.path.includes('gnss') ? 'SYNCHRONIZED' : 'LOCKED',
       ),
     );
-    await until(() => queue.idle(), 'the queues to drain after the warm-up');
+    await until(() => queue.idle(), 'the queues to drain after the warm-up', 120_000);
 
     counter.log.length = 0;
     const queueBefore = queue.stats();
     const repeatsBefore = sink.repeats();
     const result = await storm((p, time) => eventFor(p.address, p.kind, time));
-    await until(() => queue.idle(), 'the queues to drain');
+    await until(() => queue.idle(), 'the queues to drain', 120_000);
     const dynamo = dynamoTotals(counter.log);
     const queueAfter = queue.stats();
     const repeats = sink.repeats() - repeatsBefore;
