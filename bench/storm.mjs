@@ -221,8 +221,8 @@ async function main() {
         },
         { key: `/site|${e.event.id}`, acceptedAt: e.acceptedAt, event: e.event, path: '/site' },
       ]);
-      await until(() => expected.every((x) => sink.firstAt.has(x.key)), 'every notification', 120_000).catch((error) =>
-        print(String(error)),
+      await until(() => expected.every((x) => sink.firstAt.has(x.key)), 'every notification', 120_000).catch(
+        (error) => print(String(error)),
       );
       const delivered = expected.filter((x) => sink.firstAt.has(x.key));
       const last = Math.max(...delivered.map((x) => sink.firstAt.get(x.key) ?? 0));
