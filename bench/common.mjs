@@ -404,3 +404,20 @@ export async function loadEntry(entry, endpoint, queueUrl) {
   });
   return import(pathToFileURL(outfile).href);
 }
+
+/** Resolves once `done()` holds, polling every 5 ms. @param {() => boolean} done @param {string} what */
+export async function until(done, what, timeoutMs = 5 * 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Ends the process with status 1 if the benchmark runs past `limitMs`, so it can never hang. */
+export function exitAfter(/** @type {number} */ limitMs) {
+  setTimeout(() => {
+    process.stdout.write('benchmark: over its time limit, stopping\n');
+    process.exit(1);
+  }, limitMs).unref();
+}

@@ -10,15 +10,23 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(emitMetrics())
   .handler(async (event, context) => {
     logger.setContext({ requestId: context.awsRequestId, function: 'fanOut' });
+    // The records of a batch are independent events (a storm): fanned out side by side.
     const failed: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      try {
-        const enqueued = await fanOut().run(parseFanOutMessage(record.body));
-        logger.debug('fanned out', { messageId: record.messageId, enqueued });
-      } catch (error) {
-        logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });
-        failed.push({ itemIdentifier: record.messageId });
-      }
-    }
+    const firstPages = new Map();
+    await Promise.all(
+      event.Records.map(async (record) => {
+        try {
+          const enqueued = await fanOut().run(
+            parseFanOutMessage(record.body),
+            () => context.getRemainingTimeInMillis(),
+            firstPages,
+          );
+          logger.debug('fanned out', { messageId: record.messageId, enqueued });
+        } catch (error) {
+          logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });
+          failed.push({ itemIdentifier: record.messageId });
+        }
+      }),
+    );
     return { batchItemFailures: failed };
   });

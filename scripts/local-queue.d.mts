@@ -63,6 +63,19 @@ export interface LocalQueue {
   /** The bodies on the dead-letter queue, parsed when they are JSON. */
   deadLetters(): unknown[];
   counts(): Record<QueueName, { total: number; visible: number; hidden: number }>;
+  /** Per queue, the messages and the SQS-equivalent requests so far (batch calls of 10). */
+  stats(): Record<
+    QueueName,
+    {
+      sent: number;
+      sendRequests: number;
+      received: number;
+      receiveRequests: number;
+      deleted: number;
+      deleteRequests: number;
+      visibilityChanges: number;
+    }
+  >;
   /** True when the fan-out and delivery queues are empty and no invocation is running. */
   idle(): boolean;
   stop(): Promise<void>;

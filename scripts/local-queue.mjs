@@ -14,7 +14,7 @@
  *   GET  /queues/{name}/messages    every message, visible or not (e.g. the dead letters)
  *   GET  /health
  *
- * A poller plays the part of the Lambda event sources: it receives batches (fan-out 1, delivery 10)
+ * A poller plays the part of the Lambda event sources: it receives batches (fan-out 10, delivery 10)
  * and invokes the functions — through serverless offline's Lambda endpoint under `npm start`, or
  * any `invoke` function (tests call the handlers directly) — several invocations at once, so a
  * consumer that hangs holds up only its own batch. It deletes what the function does not report in
@@ -28,6 +28,8 @@ import http from 'node:http';
 
 export const QUEUE_NAMES = /** @type {const} */ (['fan-out', 'delivery', 'dead-letter', 'cleanup']);
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+/** SQS's batch calls (SendMessageBatch, DeleteMessageBatch) take at most 10 messages. */
+const SQS_BATCH = 10;
 
 /**
  * @typedef {object} Consumer
@@ -45,7 +47,7 @@ export const DEFAULT_CONSUMERS = [
   {
     queue: 'fan-out',
     functionKey: 'fanOut',
-    batchSize: 1,
+    batchSize: 10,
     visibilityMs: 360_000,
     concurrency: 4,
     maxReceiveCount: 5,
@@ -87,6 +89,16 @@ class Queue {
     this.name = name;
     /** @type {Map<string, StoredMessage>} insertion order: oldest first, as SQS mostly does */
     this.messages = new Map();
+    /** What SQS would have been asked for: messages, and requests (its batch calls take 10). */
+    this.stats = {
+      sent: 0,
+      sendRequests: 0,
+      received: 0,
+      receiveRequests: 0,
+      deleted: 0,
+      deleteRequests: 0,
+      visibilityChanges: 0,
+    };
   }
 
   /**
@@ -97,6 +109,7 @@ class Queue {
   send(body, delayMs = 0, deadLetterSourceQueue) {
     const now = Date.now();
     const messageId = randomUUID();
+    this.stats.sent += 1;
     this.messages.set(messageId, {
       messageId,
       body,
@@ -133,6 +146,10 @@ class Queue {
       message.receiptHandle = `${message.messageId}.${message.receiveCount}.${randomUUID().slice(0, 8)}`;
       received.push(message);
     }
+    if (received.length > 0) {
+      this.stats.receiveRequests += 1;
+      this.stats.received += received.length;
+    }
     return received;
   }
 
@@ -146,6 +163,7 @@ class Queue {
   delete(receiptHandle) {
     const message = this.find(receiptHandle);
     if (message) this.messages.delete(message.messageId);
+    if (message) this.stats.deleted += 1;
     return message !== undefined;
   }
 
@@ -155,6 +173,7 @@ class Queue {
    */
   changeVisibility(receiptHandle, visibilityMs) {
     const message = this.find(receiptHandle);
+    this.stats.visibilityChanges += 1;
     if (message) message.visibleAt = Date.now() + Math.max(0, visibilityMs);
     return message !== undefined;
   }
@@ -279,6 +298,7 @@ export async function startLocalQueue({
     const queue = queues.get(name);
     if (!queue) throw new Error(`no queue ${name}`);
     const ids = messages.map((message) => queue.send(message.body, message.delayMs ?? 0));
+    queue.stats.sendRequests += Math.ceil(messages.length / SQS_BATCH);
     if (name === 'dead-letter')
       for (const message of messages)
         onDeadLetter?.({ body: message.body, deadLetterSourceQueue: undefined });
@@ -322,6 +342,7 @@ export async function startLocalQueue({
               messages: queue.receive(Number(input.max ?? 1), Number(input.visibilityMs ?? 30_000)).map(view),
             });
           case 'delete':
+            queue.stats.deleteRequests += 1;
             return reply(queue.delete(String(input.receiptHandle)) ? 204 : 404);
           case 'visibility': {
             const changed = queue.changeVisibility(
@@ -382,9 +403,10 @@ export async function startLocalQueue({
         const failures = /** @type {{ batchItemFailures?: { itemIdentifier?: string }[] } | null} */ (result)
           ?.batchItemFailures;
         const kept = new Set((failures ?? []).map((failure) => failure.itemIdentifier));
-        for (const message of batch) {
-          if (!kept.has(message.messageId) && message.receiptHandle) queue.delete(message.receiptHandle);
-        }
+        const done = batch.filter((message) => !kept.has(message.messageId) && message.receiptHandle);
+        for (const message of done) queue.delete(message.receiptHandle ?? '');
+        // The event source deletes a batch's successes with one DeleteMessageBatch.
+        if (done.length > 0) queue.stats.deleteRequests += 1;
       };
       const pump = () => {
         clearTimeout(timer);
@@ -440,6 +462,8 @@ export async function startLocalQueue({
         }
       }),
     counts: () => Object.fromEntries([...queues].map(([name, queue]) => [name, queue.counts()])),
+    /** Per queue, the messages and the SQS-equivalent requests so far. */
+    stats: () => Object.fromEntries([...queues].map(([name, queue]) => [name, { ...queue.stats }])),
     /** True when the fan-out and delivery queues are empty and no invocation is running. */
     idle: () => pollers.every((poller) => poller.idle()),
     async stop() {

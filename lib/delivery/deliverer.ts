@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { parseTime } from '../domain/event';
-import type { DeliveryAttempt, DeliveryStore, Subscription } from '../domain/model';
+import type { DeliveryAttempt, DeliveryStore, LeaseOutcome, Subscription } from '../domain/model';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
+import { Coalescer } from './coalescer';
 import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';
 import type { NetworkPolicy } from './network-policy';
@@ -37,23 +38,36 @@ const CURSOR_RETENTION_SECONDS = 24 * 3600;
  * One attempt to deliver one notification (contract section 7): checks the subscription still
  * exists and takes the ordering lease of its (subscription, address) cursor, POSTs, and judges the
  * answer. Never throws for a consumer's failure; throws only when the store fails, and the message
- * is then retried by the queue.
+ * is then retried by the queue. Attempts that run together share their store calls: one
+ * BatchGetItem for their subscriptions, one BatchExecuteStatement for their leases, and one for the
+ * completions of the POSTs that finish together.
  */
 export class Deliverer {
+  private readonly subscriptions: Coalescer<string, Subscription | undefined>;
+  private readonly leases: Coalescer<DeliveryAttempt, LeaseOutcome>;
+  private readonly completions: Coalescer<DeliveryAttempt, void>;
+
   constructor(
     private readonly store: DeliveryStore,
     private readonly policy: NetworkPolicy,
     private readonly settings: DelivererSettings,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.subscriptions = new Coalescer(async (ids) => {
+      const live = await store.getSubscriptions(ids);
+      return ids.map((id) => ({ status: 'fulfilled', value: live.get(id) }));
+    });
+    this.leases = new Coalescer((attempts) => store.acquireDeliveryLeases(attempts));
+    this.completions = new Coalescer((attempts) => store.completeDeliveries(attempts));
+  }
 
   async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
     const now = this.clock();
     const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
     const cursor = this.cursorAttempt(message, now);
     const [subscription, lease] = await Promise.all([
-      this.store.getSubscription(message.subscriptionId),
-      this.store.acquireDeliveryLease(cursor),
+      this.subscriptions.run(message.subscriptionId),
+      this.leases.run(cursor),
     ]);
     if (!subscription) {
       if (lease.kind === 'acquired') await this.release(cursor);
@@ -82,7 +96,7 @@ export class Deliverer {
     const verdict = judge(outcome, this.settings.timeoutMs);
     if (verdict.kind === 'delivered') {
       const deliveredAt = this.clock();
-      await this.store.completeDelivery(cursor);
+      await this.completions.run(cursor);
       return { kind: 'delivered', latencyMs: Math.max(0, deliveredAt - Date.parse(message.acceptedAt)) };
     }
 

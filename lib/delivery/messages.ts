@@ -1,5 +1,5 @@
 import type { NotificationEvent } from '../domain/event';
-import type { Subscription } from '../domain/model';
+import type { PageKey, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
 
 /**
@@ -7,9 +7,17 @@ import type { AcceptedEvent } from '../domain/ports';
  * SQS limit of 256 KiB), so an attempt reads no event from the table.
  */
 
-/** On the fan-out queue: one per accepted event. */
+/** On the fan-out queue: one per accepted event, and one per continuation of a long fan-out. */
 export interface FanOutMessage extends AcceptedEvent {
   readonly kind: 'fan-out';
+  /** Where an earlier invocation stopped: this ancestor of the address, from this page key. */
+  readonly continuation?: FanOutContinuation;
+}
+
+export interface FanOutContinuation {
+  readonly ancestor: string;
+  /** Absent: from the ancestor's first subscription. */
+  readonly startKey?: PageKey;
 }
 
 /** On the delivery queue: one per (event, subscription). */
@@ -37,8 +45,8 @@ export interface DeadLetter {
   readonly deadLetteredAt: string;
 }
 
-export function fanOutMessage(accepted: AcceptedEvent): FanOutMessage {
-  return { kind: 'fan-out', ...acceptedPart(accepted) };
+export function fanOutMessage(accepted: AcceptedEvent, continuation?: FanOutContinuation): FanOutMessage {
+  return { kind: 'fan-out', ...acceptedPart(accepted), ...(continuation ? { continuation } : {}) };
 }
 
 export function deliveryMessage(
@@ -59,7 +67,25 @@ export class MalformedMessageError extends Error {}
 export function parseFanOutMessage(body: string): FanOutMessage {
   const input = parseObject(body);
   if (input.kind !== 'fan-out') throw new MalformedMessageError('not a fan-out message');
-  return { kind: 'fan-out', ...parseAccepted(input) };
+  const continuation = input.continuation;
+  if (continuation === undefined) return { kind: 'fan-out', ...parseAccepted(input) };
+  if (typeof continuation !== 'object' || continuation === null) {
+    throw new MalformedMessageError('continuation is not an object');
+  }
+  const c = continuation as Record<string, unknown>;
+  const startKey = c.startKey;
+  if (
+    startKey !== undefined &&
+    (typeof startKey !== 'object' || startKey === null || Array.isArray(startKey))
+  ) {
+    throw new MalformedMessageError('continuation.startKey is not an object');
+  }
+  const ancestor = text(c, 'ancestor');
+  return {
+    kind: 'fan-out',
+    ...parseAccepted(input),
+    continuation: startKey === undefined ? { ancestor } : { ancestor, startKey: startKey as PageKey },
+  };
 }
 
 export function parseDeliveryMessage(body: string): DeliveryMessage {

@@ -115,6 +115,9 @@ export interface DeliveryAttempt extends DeliveryCursorKey {
   readonly expiresAt: number;
 }
 
+/** Where a paged read goes on: opaque outside the store, carried in queue messages as JSON. */
+export type PageKey = Readonly<Record<string, unknown>>;
+
 export type LeaseOutcome =
   | { readonly kind: 'acquired' }
   /** The subscription already received this event or a newer one for the address. */
@@ -148,6 +151,11 @@ export interface SubscriptionStore {
    * (one read); without, the owner's generation is read after the subscription.
    */
   getSubscription(id: string, owner?: string): Promise<Subscription | undefined>;
+  /**
+   * The live subscriptions among `ids`, by id: one consistent read of the subscriptions, one of
+   * their owners' generations (a subscription delete-all retired is absent, as a deleted one is).
+   */
+  getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>>;
   /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
   deleteSubscription(id: string, owner: string): Promise<boolean>;
 }
@@ -203,9 +211,20 @@ export interface PublisherStore {
   forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;
 }
 
-export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscription' | 'deleteSubscription'> {
-  /** Pages of the subscriptions whose address is `resourceAddress` or one of its ancestors. */
-  subscriptionsCovering(resourceAddress: string): AsyncIterable<Subscription[]>;
+export interface DeliveryStore
+  extends Pick<SubscriptionStore, 'getSubscription' | 'getSubscriptions' | 'deleteSubscription'> {
+  /**
+   * One page of the subscriptions to exactly `resourceAddress` (fan-out reads one address and
+   * each of its ancestors), from `startKey`; `next` is where the following page starts.
+   */
+  subscriptionsAt(
+    resourceAddress: string,
+    options: { readonly startKey?: PageKey; readonly limit?: number | undefined },
+  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PageKey | undefined }>;
+  /** `acquireDeliveryLease` for many attempts at once; each succeeds or fails on its own. */
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
+  /** `completeDelivery` for many attempts at once; each succeeds or fails on its own. */
+  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]>;
   /**
    * Takes the lease of the (subscription, address) cursor for one attempt, unless the event is not
    * newer than the one delivered last or another attempt holds the lease.

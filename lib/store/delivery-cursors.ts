@@ -1,5 +1,10 @@
 import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchExecuteStatementCommand,
+  type DynamoDBDocumentClient,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DeliveryAttempt, LeaseOutcome } from '../domain/model';
 import { keys } from './keys';
@@ -18,6 +23,69 @@ export class DeliveryCursors {
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
+
+  /**
+   * The leases of many attempts in one or two round trips: conditional PartiQL UPDATEs, 25 per
+   * BatchExecuteStatement, each judged on its own. PartiQL cannot update an item that does not
+   * exist, so a pair's first delivery creates its cursor with an INSERT (which fails on an
+   * existing key). Whatever a statement leaves undecided (a race on the INSERT, a throttle) is
+   * tried once more with the single conditional UpdateItem of `acquire`.
+   */
+  async acquireMany(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
+    const outcomes = new Array<Promise<LeaseOutcome> | LeaseOutcome>(attempts.length);
+    const missing: number[] = [];
+    const updates = await this.execute(attempts, (a) => ({
+      Statement:
+        `UPDATE "${this.tableName}" SET leaseOwner = ? SET leaseUntil = ? SET expiresAt = ? ` +
+        'WHERE pk = ? AND sk = ? AND (deliveredTimeKey IS MISSING OR deliveredTimeKey < ? OR ' +
+        '(deliveredTimeKey = ? AND deliveredEvent <> ?)) AND (leaseUntil IS MISSING OR leaseUntil < ?)',
+      Parameters: [
+        a.leaseOwner,
+        a.leaseUntil,
+        a.expiresAt,
+        ...this.keyOf(a),
+        a.timeKey,
+        a.timeKey,
+        a.eventKey,
+        a.now,
+      ],
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    }));
+    updates.forEach((result, i) => {
+      const a = attempts[i] as DeliveryAttempt;
+      if (result.ok) outcomes[i] = { kind: 'acquired' };
+      else if (result.code === 'ConditionalCheckFailed' && result.item)
+        outcomes[i] = judgeHeld(a, result.item);
+      else if (result.code === 'ConditionalCheckFailed') missing.push(i);
+      else outcomes[i] = this.acquire(a);
+    });
+    const toCreate = missing.map((i) => attempts[i] as DeliveryAttempt);
+    const inserts = await this.execute(toCreate, (a) => ({
+      Statement: `INSERT INTO "${this.tableName}" VALUE {'pk': ?, 'sk': ?, 'leaseOwner': ?, 'leaseUntil': ?, 'expiresAt': ?}`,
+      Parameters: [...this.keyOf(a), a.leaseOwner, a.leaseUntil, a.expiresAt],
+    }));
+    inserts.forEach((result, j) => {
+      const i = missing[j] as number;
+      outcomes[i] = result.ok ? { kind: 'acquired' } : this.acquire(attempts[i] as DeliveryAttempt);
+    });
+    return Promise.allSettled(outcomes);
+  }
+
+  /**
+   * Completes many attempts in one round trip; an attempt whose lease ran out meanwhile, or whose
+   * statement failed, goes through the single-item `complete`.
+   */
+  async completeMany(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]> {
+    const results = await this.execute(attempts, (a) => ({
+      Statement:
+        `UPDATE "${this.tableName}" SET deliveredTimeKey = ? SET deliveredEvent = ? SET expiresAt = ? ` +
+        'REMOVE leaseOwner REMOVE leaseUntil WHERE pk = ? AND sk = ? AND leaseOwner = ?',
+      Parameters: [a.timeKey, a.eventKey, a.expiresAt, ...this.keyOf(a), a.leaseOwner],
+    }));
+    return Promise.allSettled(
+      results.map((result, i) => (result.ok ? undefined : this.complete(attempts[i] as DeliveryAttempt))),
+    );
+  }
 
   async acquire(a: DeliveryAttempt): Promise<LeaseOutcome> {
     try {
@@ -43,12 +111,7 @@ export class DeliveryCursors {
       return { kind: 'acquired' };
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const current = error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : {};
-      const delivered = typeof current.deliveredTimeKey === 'string' ? current.deliveredTimeKey : '';
-      if (delivered > a.timeKey || (delivered === a.timeKey && current.deliveredEvent === a.eventKey)) {
-        return { kind: 'superseded' };
-      }
-      return { kind: 'leased', leaseUntil: Number(current.leaseUntil ?? a.now) };
+      return judgeHeld(a, error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : {});
     }
   }
 
@@ -85,6 +148,43 @@ export class DeliveryCursors {
     });
   }
 
+  /**
+   * Runs one statement per attempt, 25 to a BatchExecuteStatement, all chunks at once. A chunk
+   * holds each key once (DynamoDB refuses a batch naming a key twice): a repeated pair waits for
+   * a later chunk. A chunk that fails whole fails its statements, which their callers retry singly.
+   */
+  private async execute(
+    attempts: readonly DeliveryAttempt[],
+    statement: (a: DeliveryAttempt) => BatchStatement,
+  ): Promise<StatementResult[]> {
+    const results = new Array<StatementResult>(attempts.length);
+    await Promise.all(
+      chunksOfDistinctKeys(attempts).map(async (chunk) => {
+        try {
+          const { Responses = [] } = await this.client.send(
+            new BatchExecuteStatementCommand({
+              Statements: chunk.map((i) => statement(attempts[i] as DeliveryAttempt)),
+            }),
+          );
+          chunk.forEach((index, j) => {
+            const error = Responses[j]?.Error;
+            results[index] = error
+              ? { ok: false, code: error.Code ?? 'Unknown', item: error.Item }
+              : { ok: true };
+          });
+        } catch {
+          for (const index of chunk) results[index] = { ok: false, code: 'RequestFailed' };
+        }
+      }),
+    );
+    return results;
+  }
+
+  private keyOf(a: DeliveryAttempt): [string, string] {
+    const key = keys.deliveryCursor(a.subscriptionId, a.resourceAddress);
+    return [key.pk, key.sk];
+  }
+
   private target(a: DeliveryAttempt) {
     return { TableName: this.tableName, Key: keys.deliveryCursor(a.subscriptionId, a.resourceAddress) };
   }
@@ -99,4 +199,40 @@ export class DeliveryCursors {
       throw error;
     }
   }
+}
+
+type BatchStatement = NonNullable<
+  ConstructorParameters<typeof BatchExecuteStatementCommand>[0]['Statements']
+>[number];
+
+type StatementResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: string; readonly item?: Record<string, unknown> };
+
+/** BatchExecuteStatement's limit of statements per request. */
+const STATEMENTS_PER_BATCH = 25;
+
+/** Why the lease was refused, from the cursor as it was. */
+function judgeHeld(a: DeliveryAttempt, current: Record<string, unknown>): LeaseOutcome {
+  const delivered = typeof current.deliveredTimeKey === 'string' ? current.deliveredTimeKey : '';
+  if (delivered > a.timeKey || (delivered === a.timeKey && current.deliveredEvent === a.eventKey)) {
+    return { kind: 'superseded' };
+  }
+  return { kind: 'leased', leaseUntil: Number(current.leaseUntil ?? a.now) };
+}
+
+/** Indexes of `attempts` in chunks of at most 25 with no (subscription, address) twice in one. */
+function chunksOfDistinctKeys(attempts: readonly DeliveryAttempt[]): number[][] {
+  const chunks: { indexes: number[]; keys: Set<string> }[] = [];
+  attempts.forEach((a, index) => {
+    const key = `${a.subscriptionId}\n${a.resourceAddress}`;
+    let chunk = chunks.find((c) => c.indexes.length < STATEMENTS_PER_BATCH && !c.keys.has(key));
+    if (!chunk) {
+      chunk = { indexes: [], keys: new Set() };
+      chunks.push(chunk);
+    }
+    chunk.indexes.push(index);
+    chunk.keys.add(key);
+  });
+  return chunks.map((chunk) => chunk.indexes);
 }

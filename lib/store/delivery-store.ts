@@ -2,10 +2,10 @@ import type {
   DeliveryAttempt,
   DeliveryStore,
   LeaseOutcome,
+  PageKey,
   Subscription,
   SubscriptionStore,
 } from '../domain/model';
-import { selfAndAncestors } from '../domain/resource-address';
 import { DeliveryCursors } from './delivery-cursors';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';
@@ -17,21 +17,28 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   constructor(
     private readonly table: DynamoTable,
-    private readonly subscriptions: Pick<SubscriptionStore, 'getSubscription' | 'deleteSubscription'>,
+    private readonly subscriptions: Pick<
+      SubscriptionStore,
+      'getSubscription' | 'getSubscriptions' | 'deleteSubscription'
+    >,
   ) {
     this.cursors = new DeliveryCursors(table.client, table.name);
   }
 
-  async *subscriptionsCovering(address: string): AsyncIterable<Subscription[]> {
-    for (const ancestor of selfAndAncestors(address)) {
-      for await (const page of this.table.pages({
+  async subscriptionsAt(
+    address: string,
+    { startKey, limit }: { readonly startKey?: PageKey; readonly limit?: number | undefined },
+  ): Promise<{ subscriptions: Subscription[]; next: PageKey | undefined }> {
+    const { items, next } = await this.table.page(
+      {
         IndexName: INDEX.byAddress,
         KeyConditionExpression: 'addrPk = :pk',
-        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(ancestor) },
-      })) {
-        if (page.length > 0) yield page.map(toSubscription);
-      }
-    }
+        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(address) },
+        ...(limit === undefined ? {} : { Limit: limit }),
+      },
+      startKey && { ...startKey },
+    );
+    return { subscriptions: items.map(toSubscription), next };
   }
 
   getSubscription(id: string): Promise<Subscription | undefined> {
@@ -40,6 +47,19 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   deleteSubscription(id: string, owner: string): Promise<boolean> {
     return this.subscriptions.deleteSubscription(id, owner);
+  }
+
+  /** The subscription store's own rule of what is live (delete-all's generations) applies. */
+  getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>> {
+    return this.subscriptions.getSubscriptions(ids);
+  }
+
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
+    return this.cursors.acquireMany(attempts);
+  }
+
+  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]> {
+    return this.cursors.completeMany(attempts);
   }
 
   acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome> {

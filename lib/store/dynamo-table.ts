@@ -59,6 +59,17 @@ export class DynamoTable {
     return items;
   }
 
+  /** One page of a query, and the key to read the next one from (undefined after the last). */
+  async page(
+    query: Omit<QueryCommandInput, 'TableName'>,
+    startKey?: Item,
+  ): Promise<{ items: Item[]; next: Item | undefined }> {
+    const result = await this.client.send(
+      new QueryCommand({ ...query, TableName: this.name, ExclusiveStartKey: startKey }),
+    );
+    return { items: result.Items ?? [], next: result.LastEvaluatedKey };
+  }
+
   async *pages(query: Omit<QueryCommandInput, 'TableName'>): AsyncIterable<Item[]> {
     let startKey: Item | undefined;
     do {

@@ -130,6 +130,17 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
     return item && item.owner === owner && item.gen === gen ? this.withSecrets(item) : undefined;
   }
 
+  async getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>> {
+    const items = await this.table.batchGet([...new Set(ids)].map((id) => keys.subscription(id)));
+    const owners = [...new Set(items.map((item) => String(item.owner)))];
+    const ownerItems = owners.length === 0 ? [] : await this.table.batchGet(owners.map((o) => keys.owner(o)));
+    const generations = new Map(owners.map((o) => [keys.owner(o).pk, 0]));
+    for (const item of ownerItems) generations.set(String(item.pk), ownerState(item).gen);
+    const live = items.filter((item) => item.gen === generations.get(keys.owner(String(item.owner)).pk));
+    const subscriptions = await Promise.all(live.map((item) => this.withSecrets(item)));
+    return new Map(subscriptions.map((s) => [s.id, s]));
+  }
+
   /** The subscription, with its signing secrets opened when this store signs. */
   private async withSecrets(item: Item): Promise<Subscription> {
     const subscription = toSubscription(item);

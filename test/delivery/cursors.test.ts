@@ -84,4 +84,51 @@ describe('delivery cursors', () => {
       ),
     ).toEqual({ kind: 'acquired' });
   });
+
+  it('takes many leases in one call, each judged on its own: new, held, superseded, and a pair named twice', async () => {
+    const fresh = freshKey();
+    const held = freshKey();
+    const holder = attempt(held, T1);
+    await store().acquireDeliveryLease(holder);
+    const delivered = freshKey();
+    const newer = attempt(delivered, T2);
+    await store().acquireDeliveryLease(newer);
+    await store().completeDelivery(newer);
+    const many = Array.from({ length: 30 }, () => attempt(freshKey(), T1));
+    const outcomes = await store().acquireDeliveryLeases([
+      attempt(fresh, T1),
+      attempt(held, T2),
+      attempt(delivered, T1),
+      attempt(fresh, T1, 'same-pair-again'),
+      ...many,
+    ]);
+    expect(outcomes.slice(1, 3)).toEqual([
+      { status: 'fulfilled', value: { kind: 'leased', leaseUntil: holder.leaseUntil } },
+      { status: 'fulfilled', value: { kind: 'superseded' } },
+    ]);
+    // The pair named twice: its statements go in separate requests, and exactly one takes the lease.
+    const twice = [outcomes[0], outcomes[3]].map((o) =>
+      o?.status === 'fulfilled' ? o.value.kind : 'rejected',
+    );
+    expect(twice.sort()).toEqual(['acquired', 'leased']);
+    // More than one BatchExecuteStatement's 25: every pair still gets its lease.
+    expect(outcomes.slice(4)).toEqual(many.map(() => ({ status: 'fulfilled', value: { kind: 'acquired' } })));
+  });
+
+  it('completes many attempts in one call; one whose lease was taken over moves the cursor only forward', async () => {
+    const a = freshKey();
+    const b = freshKey();
+    const first = attempt(a, T1);
+    const lateHolder = { ...attempt(b, T1), leaseUntil: Date.now() - 1 };
+    await store().acquireDeliveryLeases([first, lateHolder]);
+    const takeover = attempt(b, T2);
+    expect(await store().acquireDeliveryLease(takeover)).toEqual({ kind: 'acquired' });
+    const results = await store().completeDeliveries([first, lateHolder]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    expect(await store().acquireDeliveryLease(attempt(a, T1))).toEqual({ kind: 'superseded' });
+    // The takeover keeps its lease, then records the newer event.
+    expect(await store().acquireDeliveryLease(attempt(b, T2, 'x'))).toMatchObject({ kind: 'leased' });
+    await store().completeDeliveries([takeover]);
+    expect(await store().acquireDeliveryLease(attempt(b, T1, 'y'))).toEqual({ kind: 'superseded' });
+  });
 });

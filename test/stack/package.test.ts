@@ -206,8 +206,11 @@ describe('serverless package --stage prod', () => {
         'sqs:SendMessage',
       ],
       Deliver: [
+        'dynamodb:BatchGetItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
+        'dynamodb:PartiQLInsert',
+        'dynamodb:PartiQLUpdate',
         'dynamodb:UpdateItem',
         'kms:Decrypt',
         'sqs:ChangeMessageVisibility',
@@ -285,11 +288,17 @@ describe('serverless package --stage prod', () => {
     expect(DeliveryQueue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 30);
     expect(DeadLetterQueue?.Properties.MessageRetentionPeriod).toBe(1_209_600);
     const mappings = byType(iam.template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
+    // Batches of 10 with no window (latency), in provisioned mode with warm pollers (bursts).
+    const burstReady = (fn: string, MinimumPollers: number, MaximumPollers: number) =>
+      expect.objectContaining({
+        FunctionName: { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+        BatchSize: 10,
+        MaximumBatchingWindowInSeconds: 0,
+        ProvisionedPollerConfig: { MinimumPollers, MaximumPollers },
+      });
     expect(mappings).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 }),
-        expect.objectContaining({ FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 1 }),
-      ]),
+      expect.arrayContaining([burstReady('Deliver', 20, 200), burstReady('FanOut', 2, 50)]),
     );
   });
 

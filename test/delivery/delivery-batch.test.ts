@@ -1,0 +1,133 @@
+/**
+ * One queue batch whose notifications fare differently: each outcome stays its own. The batch's
+ * store work is shared (one read, one lease statement batch), so this checks that sharing it
+ * leaks nothing from one notification to another, and that a hanging consumer holds up no other.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Deliverer } from '../../lib/delivery/deliverer';
+import { DeliveryBatch, type ReceivedMessage } from '../../lib/delivery/delivery-batch';
+import { deliveryMessage } from '../../lib/delivery/messages';
+import { createNetworkPolicy } from '../../lib/delivery/network-policy';
+import { parseTime } from '../../lib/domain/event';
+import type { Metrics } from '../../lib/metrics';
+import { deliveryStore, subscriptionStore } from '../../lib/services';
+import { type Consumer, startConsumer } from '../support/consumer';
+import { RecordingQueue } from '../support/recording-queue';
+import { eventAt, LOCK_STATE } from './api';
+import { eventually } from './harness';
+
+let fast: Consumer;
+let failing: Consumer;
+let hanging: Consumer;
+beforeAll(async () => {
+  [fast, failing, hanging] = await Promise.all([
+    startConsumer(),
+    startConsumer([{ status: 503 }]),
+    startConsumer(['hang']),
+  ]);
+});
+afterAll(() => Promise.all([fast.close(), failing.close(), hanging.close()]));
+
+const metrics = { count: () => undefined, deliveryLatency: () => undefined } as unknown as Metrics;
+
+async function subscribed(endpointUri: string, store = true) {
+  const subscription = {
+    id: randomUUID(),
+    resourceAddress: `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`,
+    endpointUri,
+    owner: 'anonymous',
+    createdAt: new Date().toISOString(),
+  };
+  if (store) await subscriptionStore().createSubscription(subscription);
+  const event = eventAt(subscription.resourceAddress, LOCK_STATE, 'HOLDOVER') as Parameters<
+    typeof deliveryMessage
+  >[1]['event'];
+  const message = deliveryMessage(
+    subscription,
+    {
+      publisherId: randomUUID(),
+      resourceAddress: subscription.resourceAddress,
+      event,
+      acceptedAt: new Date().toISOString(),
+    },
+    new Date(),
+  );
+  const received: ReceivedMessage = {
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body: JSON.stringify(message),
+    receiveCount: 1,
+  };
+  return { subscription, event, message, received };
+}
+
+it('delivers, retries, waits and drops within one batch, each notification on its own, and a hanging consumer delays none', async () => {
+  const delivered = await Promise.all([subscribed(fast.url), subscribed(fast.url), subscribed(fast.url)]);
+  const failed = await subscribed(failing.url);
+  const hung = await subscribed(hanging.url);
+  const deleted = await subscribed(fast.url, false);
+  // Another attempt holds the lease of this one's (subscription, address) cursor.
+  const held = await subscribed(fast.url);
+  const now = Date.now();
+  await deliveryStore().acquireDeliveryLease({
+    subscriptionId: held.subscription.id,
+    resourceAddress: held.subscription.resourceAddress,
+    timeKey: parseTime(held.event.time),
+    eventKey: 'other#event',
+    leaseOwner: randomUUID(),
+    now,
+    leaseUntil: now + 60_000,
+    expiresAt: Math.floor(now / 1000) + 3600,
+  });
+
+  const queue = new RecordingQueue();
+  const batch = new DeliveryBatch(
+    new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
+      timeoutMs: 2000,
+      userAgent: 'test/1',
+      retryWindowMs: 3_600_000,
+      backoff: { baseMs: 1000, maxMs: 300_000 },
+    }),
+    queue,
+  );
+  const all = [...delivered, failed, hung, deleted, held];
+  let settled = false;
+  const running = batch.process(
+    all.map((x) => x.received),
+    metrics,
+  );
+  running.finally(() => {
+    settled = true;
+  });
+  // While the hanging consumer still holds its POST open, the fast ones are delivered and recorded.
+  await fast.waitFor(delivered.length);
+  // ...and their cursors completed (a repeat of the event is superseded), the batch still running.
+  for (const x of delivered) {
+    const again = () =>
+      deliveryStore().acquireDeliveryLease({
+        subscriptionId: x.subscription.id,
+        resourceAddress: x.subscription.resourceAddress,
+        timeKey: parseTime(x.event.time),
+        eventKey: `${x.event.source}#${x.event.id}`,
+        leaseOwner: randomUUID(),
+        now: Date.now(),
+        leaseUntil: Date.now() + 1000,
+        expiresAt: Math.floor(Date.now() / 1000) + 3600,
+      });
+    await eventually(async () => (await again()).kind === 'superseded', 'the completion', 1500);
+  }
+  expect(settled).toBe(false);
+  const kept = await running;
+
+  // Kept for a retry: the 503, the time-out, the one waiting for the lease. Nothing else.
+  expect(new Set(kept)).toEqual(new Set([failed, hung, held].map((x) => x.received.messageId)));
+  expect(new Set(queue.visibility.map((v) => v.receiptHandle))).toEqual(
+    new Set([failed, hung, held].map((x) => x.received.receiptHandle)),
+  );
+  expect(queue.sent['dead-letter']).toEqual([]);
+  // The deleted subscription got nothing, the held one nothing yet, the fast ones one each.
+  const paths = fast.received.map((r) => (r.body as { id: string }).id);
+  expect(paths.sort()).toEqual(delivered.map((x) => x.event.id).sort());
+  expect(failing.received).toHaveLength(1);
+});

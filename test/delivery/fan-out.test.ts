@@ -1,0 +1,128 @@
+/** Fan-out in bounded pieces: continuations carry the rest of a long fan-out to new invocations. */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { FanOut } from '../../lib/delivery/fan-out';
+import {
+  type FanOutMessage,
+  fanOutMessage,
+  parseDeliveryMessage,
+  parseFanOutMessage,
+} from '../../lib/delivery/messages';
+import { deliveryStore, subscriptionStore } from '../../lib/services';
+import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { RecordingQueue } from '../support/recording-queue';
+
+async function subscribe(resourceAddress: string, count: number): Promise<string[]> {
+  const ids = Array.from({ length: count }, () => randomUUID());
+  await Promise.all(
+    ids.map((id) =>
+      subscriptionStore().createSubscription({
+        id,
+        resourceAddress,
+        endpointUri: `http://127.0.0.1:9/${id}`,
+        owner: 'anonymous',
+        createdAt: new Date().toISOString(),
+      }),
+    ),
+  );
+  return ids;
+}
+
+function acceptedAt(node: string): FanOutMessage {
+  return fanOutMessage({
+    publisherId: randomUUID(),
+    resourceAddress: `${node}/sync/ptp-status/lock-state`,
+    event: lockStateEvent({ node }) as FanOutMessage['event'],
+    acceptedAt: new Date().toISOString(),
+  });
+}
+
+/** Runs the fan-out message and every continuation it hands on, as the queue would. */
+async function drain(
+  fanOut: FanOut,
+  queue: RecordingQueue,
+  first: FanOutMessage,
+  remainingMs?: () => number,
+) {
+  let invocations = 0;
+  let next: FanOutMessage | undefined = first;
+  while (next) {
+    const before = queue.sent['fan-out'].length;
+    await fanOut.run(next, remainingMs);
+    invocations += 1;
+    const handed = queue.sent['fan-out'].slice(before);
+    expect(handed.length).toBeLessThanOrEqual(1);
+    next = handed[0] === undefined ? undefined : parseFanOutMessage(handed[0]);
+  }
+  return invocations;
+}
+
+describe('fan-out continuations', () => {
+  it('hands the rest to a continuation after a few pages, and every subscriber gets exactly one delivery', async () => {
+    const site = `/${uniqueCluster()}/site-1`;
+    const node = `${site}/node-1`;
+    const expected = [...(await subscribe(node, 7)), ...(await subscribe(site, 5))];
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(deliveryStore(), queue, { pageSize: 2, pagesPerInvocation: 2 });
+    const invocations = await drain(fanOut, queue, acceptedAt(node));
+    const delivered = queue.sent.delivery.map((body) => parseDeliveryMessage(body).subscriptionId);
+    expect([...delivered].sort()).toEqual([...expected].sort());
+    // 4 pages at the node, 3 at the site (the last empty or short), 2 per invocation.
+    expect(invocations).toBeGreaterThanOrEqual(4);
+    // Some continuation stops inside an address's pages: it carries the page key to go on from.
+    const continuations = queue.sent['fan-out'].map((body) => parseFanOutMessage(body).continuation);
+    expect(continuations.some((c) => (c?.ancestor === node || c?.ancestor === site) && c.startKey)).toBe(
+      true,
+    );
+  });
+
+  it('hands over when its invocation is running out of time', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const expected = await subscribe(node, 3);
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(deliveryStore(), queue, { pageSize: 1, reserveMs: 5000 });
+    const invocations = await drain(fanOut, queue, acceptedAt(node), () => 1000);
+    expect(queue.sent.delivery.map((body) => parseDeliveryMessage(body).subscriptionId).sort()).toEqual(
+      [...expected].sort(),
+    );
+    expect(invocations).toBeGreaterThanOrEqual(3);
+  });
+
+  it('reads the whole address in one invocation when it fits its page budget', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const expected = await subscribe(node, 3);
+    const queue = new RecordingQueue();
+    expect(await new FanOut(deliveryStore(), queue).run(acceptedAt(node))).toBe(3);
+    expect(queue.sent['fan-out']).toEqual([]);
+    expect(queue.sent.delivery).toHaveLength(expected.length);
+  });
+
+  it('reads an ancestor shared by the events of one batch once, and each event still reaches every subscriber', async () => {
+    const site = `/${uniqueCluster()}/site-1`;
+    const siteSubscribers = await subscribe(site, 2);
+    const nodeSubscribers = await subscribe(`${site}/node-1`, 1);
+    const store = deliveryStore();
+    const reads: string[] = [];
+    const counting = {
+      ...store,
+      subscriptionsAt: (address: string, options: Parameters<typeof store.subscriptionsAt>[1]) => {
+        reads.push(address);
+        return store.subscriptionsAt(address, options);
+      },
+    } as typeof store;
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(counting, queue);
+    const firstPages = new Map();
+    const [one, two] = [acceptedAt(`${site}/node-1`), acceptedAt(`${site}/node-2`)];
+    await Promise.all([one, two].map((m) => fanOut.run(m, undefined, firstPages)));
+    expect(reads.filter((address) => address === site)).toHaveLength(1);
+    const to = (m: FanOutMessage) =>
+      queue.sent.delivery
+        .map((body) => parseDeliveryMessage(body))
+        .filter((d) => d.event.id === m.event.id)
+        .map((d) => d.subscriptionId)
+        .sort();
+    expect(to(one)).toEqual([...siteSubscribers, ...nodeSubscribers].sort());
+    expect(to(two)).toEqual([...siteSubscribers].sort());
+  });
+});
