@@ -14,6 +14,9 @@ export default defineConfig({
       AWS_SECRET_ACCESS_KEY: 'local',
       STAGE: 'local',
       LOG_LEVEL: 'warn',
+      // aws-embedded-metrics (test-only oracle of our EMF records): the Local environment, which never
+      // probes the Lambda, ECS or EC2 metadata endpoints.
+      AWS_EMF_ENVIRONMENT: 'Local',
     },
     hookTimeout: 90_000,
     // Handlers print EMF and log lines; show them only for tests that fail.
