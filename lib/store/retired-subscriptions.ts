@@ -1,5 +1,6 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RetiredSubscriptionStore, RetiredSubscriptions } from '../domain/model';
+import { conditionHeld } from './conditional-write';
 import type { DynamoTable, Item, TransactItem } from './dynamo-table';
 import { INDEX, keys, OWNER_SHARDS } from './keys';
 import { LIST_KEY, type OwnerState, ownerState } from './owners';
@@ -72,7 +73,7 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
 
   /** Only the item of the retired generation: a subscription made again meanwhile stays. */
   private async removeIfRetired(id: string, gen: number): Promise<void> {
-    await ignoringFailedCondition(
+    await conditionHeld(
       this.table.client.send(
         new DeleteCommand({
           TableName: this.table.name,
@@ -85,7 +86,7 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
   }
 
   private async markCleaned(owner: string, upTo: number): Promise<void> {
-    await ignoringFailedCondition(
+    await conditionHeld(
       this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
@@ -128,13 +129,5 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
         },
       },
     };
-  }
-}
-
-async function ignoringFailedCondition(sending: Promise<unknown>): Promise<void> {
-  try {
-    await sending;
-  } catch (error) {
-    if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
   }
 }

@@ -1,5 +1,6 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { WrappedKeyStore } from '../secrets/kms-data-key';
+import { conditionHeld } from './conditional-write';
 import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 
@@ -12,9 +13,9 @@ export class DynamoWrappedKeyStore implements WrappedKeyStore {
     return typeof item?.ciphertext === 'string' ? Buffer.from(item.ciphertext, 'base64') : undefined;
   }
 
-  async putIfAbsent(ciphertext: Buffer): Promise<boolean> {
-    try {
-      await this.table.client.send(
+  putIfAbsent(ciphertext: Buffer): Promise<boolean> {
+    return conditionHeld(
+      this.table.client.send(
         new PutCommand({
           TableName: this.table.name,
           Item: {
@@ -24,11 +25,7 @@ export class DynamoWrappedKeyStore implements WrappedKeyStore {
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+      ),
+    );
   }
 }

@@ -1,6 +1,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SigningSecretStore } from '../domain/model';
 import type { SecretBox } from '../secrets/secret-box';
+import { conditionHeld } from './conditional-write';
 import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 import { readOwner } from './owners';
@@ -29,8 +30,8 @@ export class DynamoSigningSecretStore implements SigningSecretStore {
       this.secrets.seal(secret, id),
       readOwner(this.table, owner),
     ]);
-    try {
-      await this.table.client.send(
+    return conditionHeld(
+      this.table.client.send(
         new UpdateCommand({
           TableName: this.table.name,
           Key: keys.subscription(id),
@@ -47,11 +48,7 @@ export class DynamoSigningSecretStore implements SigningSecretStore {
             ':none': '',
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if ((error as { name?: string }).name === 'ConditionalCheckFailedException') return false;
-      throw error;
-    }
+      ),
+    );
   }
 }
