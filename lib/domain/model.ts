@@ -146,11 +146,8 @@ export interface SubscriptionStore {
     initialNotification?: InitialNotification,
     generation?: number,
   ): Promise<boolean>;
-  /**
-   * The subscription, unless delete-all retired it. With `owner`, only if that principal owns it
-   * (one read); without, the owner's generation is read after the subscription.
-   */
-  getSubscription(id: string, owner?: string): Promise<Subscription | undefined>;
+  /** The subscription, if `owner` owns it and delete-all has not retired it (one read). */
+  getSubscription(id: string, owner: string): Promise<Subscription | undefined>;
   /**
    * The live subscriptions among `ids`, by id: one consistent read of the subscriptions, one of
    * their owners' generations (a subscription delete-all retired is absent, as a deleted one is).
@@ -211,8 +208,7 @@ export interface PublisherStore {
   forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;
 }
 
-export interface DeliveryStore
-  extends Pick<SubscriptionStore, 'getSubscription' | 'getSubscriptions' | 'deleteSubscription'> {
+export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions' | 'deleteSubscription'> {
   /**
    * One page of the subscriptions to exactly `resourceAddress` (fan-out reads one address and
    * each of its ancestors), from `startKey`; `next` is where the following page starts.

@@ -17,10 +17,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   constructor(
     private readonly table: DynamoTable,
-    private readonly subscriptions: Pick<
-      SubscriptionStore,
-      'getSubscription' | 'getSubscriptions' | 'deleteSubscription'
-    >,
+    private readonly subscriptions: Pick<SubscriptionStore, 'getSubscriptions' | 'deleteSubscription'>,
   ) {
     this.cursors = new DeliveryCursors(table.client, table.name);
   }
@@ -39,10 +36,6 @@ export class DynamoDeliveryStore implements DeliveryStore {
       startKey && { ...startKey },
     );
     return { subscriptions: items.map(toSubscription), next };
-  }
-
-  getSubscription(id: string): Promise<Subscription | undefined> {
-    return this.subscriptions.getSubscription(id);
   }
 
   deleteSubscription(id: string, owner: string): Promise<boolean> {

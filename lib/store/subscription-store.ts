@@ -115,14 +115,8 @@ export class DynamoSubscribeStore
 
 /** The whole subscription store: subscribing, reading and deleting one subscription. */
 export class DynamoSubscriptionStore extends DynamoSubscribeStore implements SubscriptionStore {
-  async getSubscription(id: string, owner?: string): Promise<Subscription | undefined> {
+  async getSubscription(id: string, owner: string): Promise<Subscription | undefined> {
     const subscriptionKey = keys.subscription(id);
-    if (owner === undefined) {
-      const item = await this.table.get(subscriptionKey);
-      if (!item) return undefined;
-      const { gen } = await readOwner(this.table, String(item.owner));
-      return item.gen === gen ? this.withSecrets(item) : undefined;
-    }
     const ownerKey = keys.owner(owner);
     const items = await this.table.batchGet([subscriptionKey, ownerKey]);
     const item = items.find((i) => i.sk === subscriptionKey.sk);
