@@ -8,8 +8,8 @@ import type {
   PublisherState,
   PublisherStore,
 } from '../domain/model';
-import { resourceSuffixes } from '../domain/resource-address';
 import type { DynamoTable } from './dynamo-table';
+import { acceptEventWrites } from './event-writes';
 import { publisherItem, publisherOfState, publisherStateItem, toPublisher, toState } from './items';
 import { INDEX, keys } from './keys';
 import { queryPage } from './query-page';
@@ -90,43 +90,8 @@ export class DynamoPublisherStore implements PublisherStore {
     return item && toState(item);
   }
 
-  acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
-    return this.accept(e);
-  }
-
-  /**
-   * `legacySources`: the state item was written before states carried their `sources` (the
-   * suffixes of the address), so this attempt adds them, once, with the event.
-   */
-  private async accept(e: EventToAccept, legacySources?: readonly string[]): Promise<AcceptOutcome> {
-    const failure = await this.table.transact([
-      {
-        Put: {
-          TableName: this.table.name,
-          Item: {
-            ...keys.acceptedEvent(e.publisherId, e.event.source, e.event.id),
-            expiresAt: e.dedupExpiresAt,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Update: {
-          TableName: this.table.name,
-          Key: keys.publisherState(e.publisherId),
-          UpdateExpression: `SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt${legacySources ? ', sources = :sources' : ''}`,
-          ConditionExpression: `attribute_exists(pk) AND ${legacySources ? 'attribute_not_exists(sources)' : 'contains(sources, :source)'} AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)`,
-          ExpressionAttributeNames: { '#event': 'event' },
-          ExpressionAttributeValues: {
-            ':event': JSON.stringify(e.event),
-            ...(legacySources ? { ':sources': new Set(legacySources) } : { ':source': e.event.source }),
-            ':timeKey': e.timeKey,
-            ':acceptedAt': e.acceptedAt,
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-    ]);
+  async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
+    const failure = await this.table.transact(acceptEventWrites(this.table.name, e));
     if (!failure) return { kind: 'accepted' };
     // A publisher deleted meanwhile (no state item) wins over a repeat: callers may know its
     // address from a cache. A repeat cannot have the wrong source: its first copy was accepted.
@@ -134,16 +99,10 @@ export class DynamoPublisherStore implements PublisherStore {
     if (stateCheck?.Code === 'ConditionalCheckFailed') {
       const state = stateCheck.Item;
       if (!state) return { kind: 'unknown-publisher' };
-      const publisherAddress = String(state.resourceAddress);
-      const sources = state.sources instanceof Set ? (state.sources as Set<unknown>) : undefined;
-      if (!sources && !legacySources) {
-        const suffixes = resourceSuffixes(publisherAddress);
-        if (!suffixes.includes(e.event.source)) return { kind: 'wrong-source', publisherAddress };
-        return this.accept(e, suffixes);
+      const sources = state.sources instanceof Set ? (state.sources as Set<unknown>) : new Set();
+      if (!sources.has(e.event.source)) {
+        return { kind: 'wrong-source', publisherAddress: String(state.resourceAddress) };
       }
-      if (sources && !sources.has(e.event.source)) return { kind: 'wrong-source', publisherAddress };
-      // Another request added the sources meanwhile: accept as usual.
-      if (sources && legacySources) return this.accept(e);
     }
     if (failure[0]?.Code === 'ConditionalCheckFailed') return { kind: 'duplicate' };
     return { kind: 'stale' };

@@ -5,7 +5,7 @@
  * real table.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/config';
 import type { PublisherStore } from '../../lib/domain/model';
@@ -261,73 +261,5 @@ describe('the first publish on an instance that does not know the publisher', ()
     const { publish, delivery } = coldPublish(failing);
     await expect(publish.publish(id, lockStateEvent({ node }))).rejects.toBe(unavailable);
     expect(delivery.accepted).toEqual([]);
-  });
-
-  describe('a publisher whose state was stored before states carried their sources', () => {
-    async function legacyPublisher() {
-      const publisher = await registeredPublisher();
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: keys.publisherState(publisher.id),
-          UpdateExpression: 'REMOVE sources',
-        }),
-      );
-      return publisher;
-    }
-
-    it('accepts an event with a fitting source and adds the sources to its state', async () => {
-      const { node, address, id } = await legacyPublisher();
-      const { publish, delivery } = coldPublish();
-
-      expect((await publish.publish(id, lockStateEvent({ node }))).kind).toBe('accepted');
-
-      expect(delivery.accepted).toEqual([expect.objectContaining({ resourceAddress: address })]);
-      const state = await item(keys.publisherState(id));
-      expect(state?.sources).toEqual(
-        new Set([
-          '/lock-state',
-          '/ptp-status/lock-state',
-          `${node}/sync/ptp-status/lock-state`,
-          '/sync/ptp-status/lock-state',
-          `/node-1/sync/ptp-status/lock-state`,
-          `/site-1/node-1/sync/ptp-status/lock-state`,
-        ]),
-      );
-    });
-
-    it('refuses a source that does not fit (400 naming the address), storing nothing', async () => {
-      const { node, address, id } = await legacyPublisher();
-      const wrong = {
-        ...lockStateEvent({ node }),
-        source: '/sync/sync-status/sync-state',
-        type: 'event.custom.a.b',
-      };
-
-      const error = await coldRefusal(id, wrong);
-
-      expect(error).toBeInstanceOf(BadRequestError);
-      expect((error as BadRequestError).detail).toContain(address);
-      expect(await item(keys.acceptedEvent(id, wrong.source, wrong.id))).toBeUndefined();
-      expect((await item(keys.publisherState(id)))?.sources).toBeUndefined();
-    });
-
-    it('still tells a repeat and an older event apart', async () => {
-      const { node, id } = await legacyPublisher();
-      const first = lockStateEvent({ node, time: '2026-11-22T10:00:00Z' });
-      await coldPublish().publish.publish(id, first);
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: keys.publisherState(id),
-          UpdateExpression: 'REMOVE sources',
-        }),
-      );
-
-      expect(await coldPublish().publish.publish(id, first)).toMatchObject({ reason: 'duplicate' });
-      expect(
-        await coldPublish().publish.publish(id, lockStateEvent({ node, time: '2026-11-22T09:00:00Z' })),
-      ).toMatchObject({ reason: 'stale' });
-    });
   });
 });
