@@ -9,11 +9,12 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 
 /** BENCH_TRACE=1: also print when each outgoing HTTP request started and ended (ms from time origin). */
+/** @type {{ started: number, target: string, ended: number }[] | undefined} */
 const trace = process.env.BENCH_TRACE === '1' ? [] : undefined;
 if (trace) {
   const request = http.request;
-  // @ts-expect-error -- a diagnostic wrapper with the same signature
-  http.request = (...args) => {
+  /** @param {Parameters<typeof http.request>} args */
+  const traced = (...args) => {
     const started = performance.now();
     const req = request(...args);
     const entry = { started, target: '', ended: 0 };
@@ -26,6 +27,7 @@ if (trace) {
     });
     return req;
   };
+  http.request = /** @type {typeof http.request} */ (traced);
 }
 
 const file = process.argv[2] ?? '';

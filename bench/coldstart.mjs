@@ -26,7 +26,7 @@ const CHILD = fileURLToPath(new URL('./cold-child.mjs', import.meta.url));
  * @param {string} file
  * @param {unknown} event
  * @param {Record<string, string>} env
- * @returns {Promise<{ wallMs: number, ms: number, loadMs: number, status: number | null }>} wallMs: spawn → answer
+ * @returns {Promise<{ wallMs: number, ms: number, loadMs: number, status: number | null, trace?: { started: number, ended: number, target: string }[] }>} wallMs: spawn → answer
  */
 function coldStart(file, event, env) {
   return new Promise((resolve, reject) => {

@@ -54,6 +54,7 @@ export function esbuildOptions(overrides = {}) {
  * @returns {Promise<Record<string, string>>} function name → handler source (`functions/x.ts`)
  */
 export async function serverlessFunctions() {
+  /** @type {(path: string) => Promise<{ custom?: { esbuild?: { config?: string } }, functions: unknown }>} */
   const read = require('serverless/lib/configuration/read');
   const yml = await read(join(PROJECT_DIR, 'serverless.yml'));
   const configFile = yml.custom?.esbuild?.config;
@@ -316,7 +317,10 @@ const support = await (async () => {
         "export { httpApiEvent, lambdaContext } from './test/support/http-event';\n" +
         "export { lockStateEvent } from './test/support/fixtures';\n" +
         "export { publisherIdFor, subscriptionIdFor } from './lib/domain/ids';\n" +
-        "export { keys } from './lib/store/keys';\n",
+        "export { keys } from './lib/store/keys';\n" +
+        "export { acceptEventWrites } from './lib/store/event-writes';\n" +
+        "export { validateEvent } from './lib/domain/event';\n" +
+        "export { loadConfig } from './lib/config';\n",
       resolveDir: PROJECT_DIR,
       loader: 'ts',
       sourcefile: 'bench-support.ts',
@@ -356,6 +360,28 @@ export const lockStateEvent = (node, time, value) => support.lockStateEvent({ no
  * @type {typeof import('../lib/store/keys').keys}
  */
 export const keys = support.keys;
+
+/**
+ * The publish transaction exactly as the store sends it, for an event the service has validated
+ * (its time key) with the de-duplication window of the handlers' configuration.
+ * @param {string} publisherId @param {unknown} body the event @param {Date} acceptedAt
+ * @returns {import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput}
+ */
+export function acceptEventTransaction(publisherId, body, acceptedAt) {
+  /** @type {import('../lib/domain/event').ValidatedEvent} */
+  const { event, timeKey } = support.validateEvent(body);
+  /** @type {import('../lib/config').Config} */
+  const config = support.loadConfig(handlerEnv('', ''));
+  /** @type {import('../lib/domain/model').EventToAccept} */
+  const accepted = {
+    publisherId,
+    event,
+    timeKey,
+    acceptedAt: acceptedAt.toISOString(),
+    dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + config.dedupTtlSeconds,
+  };
+  return { TransactItems: support.acceptEventWrites(TABLE_NAME, accepted) };
+}
 
 /** The id, hence the item keys, the service gives a publisher at `address`. */
 export const publisherIdFor = (/** @type {string} */ address) => support.publisherIdFor(address);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import {
+  acceptEventTransaction,
   httpApiEvent,
   keys,
   lambdaContext,
@@ -55,7 +56,16 @@ export class Fixtures {
    */
   constructor(handlers, consumerUrl, queueUrl) {
     /** @type {Doc | undefined} the baselines' client, set with the SDK by `useBareSdk` */
-    this.db = undefined;
+    this.bareDb = undefined;
+    /** @typedef {{ id: string, node: string, address: string }} SeededPublisher */
+    /** @type {SeededPublisher | undefined} */
+    this.reading = undefined;
+    /** @type {SeededPublisher | undefined} */
+    this.stateless = undefined;
+    /** @type {SeededPublisher[] | undefined} publishers the publish route's sides post to */
+    this.publishing = undefined;
+    /** @type {{ id: string, principal: string, address: string, endpoint: string }[]} */
+    this.readingSubs = [];
     this.handlers = handlers;
     this.consumerUrl = consumerUrl;
     this.queueUrl = queueUrl;
@@ -67,8 +77,19 @@ export class Fixtures {
    * @param {{ client: Doc, sdk: typeof sdk }} bare
    */
   useBareSdk(bare) {
-    this.db = bare.client;
+    this.bareDb = bare.client;
     sdk = bare.sdk;
+  }
+
+  /** The baselines' client; part 1 sets it (`useBareSdk`) before any baseline runs. */
+  get db() {
+    if (!this.bareDb) throw new Error('useBareSdk was not called before a baseline ran');
+    return this.bareDb;
+  }
+
+  /** Part 2 swaps in a recorder to learn which calls a baseline makes. */
+  set db(client) {
+    this.bareDb = client;
   }
 
   /** @param {string} fn @param {Parameters<typeof httpApiEvent>[0]} options @param {number} expect */
@@ -180,50 +201,16 @@ export class Fixtures {
 }
 
 /** The counter change a create or delete transaction makes, as the store writes it. */
-const countBy = (/** @type {string} */ kind, /** @type {number} */ delta) => ({
+const countBy = (
+  /** @type {import('../lib/store/keys').CounterKind} */ kind,
+  /** @type {number} */ delta,
+) => ({
   Update: {
     TableName: T,
     Key: keys.counterShard(kind),
     UpdateExpression: 'ADD n :delta',
     ExpressionAttributeValues: { ':delta': delta },
   },
-});
-
-/**
- * The publish transaction: remember (source, id), make the event the current state if the
- * publisher exists, the source fits and the event is not older.
- * @param {string} publisherId @param {{ id: string, source: string, time: string }} event @param {Date} acceptedAt
- */
-const acceptEvent = (publisherId, event, acceptedAt) => ({
-  TransactItems: [
-    {
-      Put: {
-        TableName: T,
-        Item: {
-          ...keys.acceptedEvent(publisherId, event.source, event.id),
-          expiresAt: Math.floor(acceptedAt.getTime() / 1000) + 604800,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Update: {
-        TableName: T,
-        Key: keys.publisherState(publisherId),
-        UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
-        ConditionExpression:
-          'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
-        ExpressionAttributeNames: { '#event': 'event' },
-        ExpressionAttributeValues: {
-          ':event': JSON.stringify(event),
-          ':source': event.source,
-          ':timeKey': event.time,
-          ':acceptedAt': acceptedAt.toISOString(),
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-  ],
 });
 
 /** @param {{ id: string, address: string }} publisher @param {unknown} event @param {Date} acceptedAt */
@@ -669,7 +656,7 @@ export const ROUTES = [
                     command: 'Get',
                     input: { TableName: T, Key: keys.publisher(same.id), ConsistentRead: true },
                   },
-                  { command: 'TransactWrite', input: acceptEvent(same.id, event, acceptedAt) },
+                  { command: 'TransactWrite', input: acceptEventTransaction(same.id, event, acceptedAt) },
                 ],
               },
               {
@@ -684,7 +671,9 @@ export const ROUTES = [
         bare: async () => {
           // A warm publish: the handler knows the publisher's address from an earlier request.
           const acceptedAt = new Date();
-          await fx.db.send(new sdk.TransactWriteCommand(acceptEvent(bare.id, bareEvent, acceptedAt)));
+          await fx.db.send(
+            new sdk.TransactWriteCommand(acceptEventTransaction(bare.id, bareEvent, acceptedAt)),
+          );
           // The ancestor queries happen later, in the fan-out function; the request enqueues once.
           await fx.enqueue('fan-out', fanOutMessage(bare, bareEvent, acceptedAt));
         },

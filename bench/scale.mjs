@@ -285,8 +285,10 @@ try {
   }
   const cleanupSeconds = (Date.now() - cleaning) / 1000;
   let remaining = 0;
+  /** @type {Record<string, unknown> | undefined} */
   let startKey;
   do {
+    /** @type {import('@aws-sdk/lib-dynamodb').QueryCommandOutput} */
     const page = await client.send(
       new QueryCommand({
         TableName: TABLE_NAME,

@@ -5,13 +5,19 @@
 const http = require('node:http');
 
 const writeHead = http.ServerResponse.prototype.writeHead;
+/**
+ * @this {import('node:http').ServerResponse}
+ * @param {number} statusCode
+ * @param {...any} rest writeHead's own overloads (message, headers), passed on untouched
+ */
 http.ServerResponse.prototype.writeHead = function noContentType(statusCode, ...rest) {
   if (statusCode === 204) {
     this.removeHeader('content-type');
     for (const headers of rest) {
       if (headers && typeof headers === 'object' && !Array.isArray(headers)) {
-        for (const name of Object.keys(headers))
-          if (name.toLowerCase() === 'content-type') delete headers[name];
+        /** @type {Record<string, unknown>} */
+        const named = headers;
+        for (const name of Object.keys(named)) if (name.toLowerCase() === 'content-type') delete named[name];
       }
     }
   }

@@ -1,6 +1,15 @@
 // CloudWatch alarms of the stack, referenced from serverless.yml. Each notifies the AlarmTopic.
 const actions = { AlarmActions: [{ Ref: 'AlarmTopic' }], OKActions: [{ Ref: 'AlarmTopic' }] };
 
+/** @typedef {{ Name: string, Value: unknown }} Dimension */
+/** @typedef {(name: string) => Promise<string>} ResolveVariable */
+
+/**
+ * @param {string} id
+ * @param {string} namespace
+ * @param {string} name
+ * @param {Dimension[]} dimensions
+ */
 const metric = (id, namespace, name, dimensions, stat = 'Sum', period = 60) => ({
   Id: id,
   ReturnData: false,
@@ -11,12 +20,13 @@ const metric = (id, namespace, name, dimensions, stat = 'Sum', period = 60) => (
   },
 });
 
+/** @param {{ resolveVariable: ResolveVariable }} options */
 module.exports = async ({ resolveVariable }) => {
   const service = await resolveVariable('self:service');
   const stage = await resolveVariable('sls:stage');
   const api = [{ Name: 'ApiId', Value: { Ref: 'HttpApi' } }];
   const table = [{ Name: 'TableName', Value: { Ref: 'NotificationsTable' } }];
-  const fn = (name) => [{ Name: 'FunctionName', Value: `${service}-${stage}-${name}` }];
+  const fn = (/** @type {string} */ name) => [{ Name: 'FunctionName', Value: `${service}-${stage}-${name}` }];
   const criticalFunctions = ['publishEvent', 'createSubscription', 'fanOut', 'deliver'];
 
   return {

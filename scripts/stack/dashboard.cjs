@@ -4,13 +4,17 @@ const NAMESPACE = 'OCloudNotifications';
 // CloudFormation substitutions (Fn::Sub), written as plain strings so JavaScript leaves them alone.
 const REGION = '$' + '{AWS::Region}';
 
+/** @param {{ resolveVariable: (name: string) => Promise<string> }} options */
 module.exports = async ({ resolveVariable }) => {
   const service = await resolveVariable('self:service');
   const stage = await resolveVariable('sls:stage');
   const dims = ['Service', service, 'Stage', stage];
+  /** @type {(name: string, stat: string, label?: string) => unknown[]} */
   const ours = (name, stat, label) => [NAMESPACE, name, ...dims, { stat, label: label ?? name }];
+  /** @type {(metricName: string, stat: string) => string} */
   const perRoute = (metricName, stat) =>
     `SEARCH('{AWS/ApiGateway,ApiId,Route,Stage} MetricName="${metricName}" ApiId="\${HttpApi}"', '${stat}', 60)`;
+  /** @type {(name: string, metricName: string, stat: string, label: string) => unknown[]} */
   const queue = (name, metricName, stat, label) => [
     'AWS/SQS',
     metricName,
@@ -18,6 +22,7 @@ module.exports = async ({ resolveVariable }) => {
     `\${${name}.QueueName}`,
     { stat, label },
   ];
+  /** @type {(x: number, y: number, title: string, metrics: unknown[], extra?: object) => object} */
   const widget = (x, y, title, metrics, extra = {}) => ({
     type: 'metric',
     x,

@@ -2,6 +2,7 @@
 // shared default role in the template. Nothing uses it, so it only widens what the stack grants:
 // remove it when no other resource refers to it.
 class PruneUnusedDefaultRole {
+  /** @param {{ service: { provider: { compiledCloudFormationTemplate: { Resources: Record<string, unknown> } } } }} serverless */
   constructor(serverless) {
     this.hooks = {
       'before:package:finalize': () => {
