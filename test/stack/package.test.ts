@@ -12,9 +12,10 @@ import { startConsumer } from '../support/consumer';
 import { captureEmf, type EmfRecord } from '../support/emf';
 import { lockStateEvent } from '../support/fixtures';
 import { httpApiEvent, lambdaContext } from '../support/http-event';
+import { waitForQueueIdle } from '../support/queue-idle';
 import { useQueuedDelivery } from '../support/queued-delivery';
 
-const deliveryQueue = useQueuedDelivery();
+useQueuedDelivery();
 
 /**
  * `serverless package --stage prod` is what an operator deploys: these tests read the generated
@@ -33,15 +34,24 @@ type Template = { Resources: Record<string, Resource> };
 /** The per-function bundle budget the README states. */
 const BUNDLE_BUDGET_BYTES = 256 * 1024;
 
-async function packageStack(extraArgs: string[] = []): Promise<{ dir: string; template: Template }> {
-  const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-'));
+/**
+ * STACK_PACKAGE_DIR (set by .ci/run): where to write the default prod package and keep it, so that
+ * CI checks and lists the very package these tests read instead of building the stack again.
+ */
+const keptPackageDir = process.env.STACK_PACKAGE_DIR;
+
+async function packageStack(
+  extraArgs: string[] = [],
+  into?: string,
+): Promise<{ dir: string; template: Template; keep: boolean }> {
+  const dir = into ?? (await mkdtemp(join(tmpdir(), 'ocloud-package-')));
   await run('node_modules/.bin/serverless', ['package', '--stage', 'prod', '--package', dir, ...extraArgs], {
     env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOCAL_QUEUE_URL: '' },
     timeout: 180_000,
     maxBuffer: 16 * 1024 * 1024,
   });
   const template = JSON.parse(await readFile(join(dir, 'cloudformation-template-update-stack.json'), 'utf8'));
-  return { dir, template };
+  return { dir, template, keep: into !== undefined };
 }
 
 const byType = (template: Template, type: string) =>
@@ -82,12 +92,12 @@ function routes(template: Template): Record<string, { type: string; authorizer: 
 }
 
 describe('serverless package --stage prod', () => {
-  let iam: { dir: string; template: Template };
-  let jwt: { dir: string; template: Template };
+  let iam: { dir: string; template: Template; keep: boolean };
+  let jwt: { dir: string; template: Template; keep: boolean };
 
   beforeAll(async () => {
     // One after the other: both builds use the service's esbuild work directory.
-    iam = await packageStack();
+    iam = await packageStack([], keptPackageDir);
     jwt = await packageStack([
       '--param=consumerAuth=jwt',
       '--param=jwtIssuerUrl=https://issuer.example.com/',
@@ -96,7 +106,11 @@ describe('serverless package --stage prod', () => {
   }, 300_000);
 
   afterAll(async () => {
-    await Promise.all([iam, jwt].filter(Boolean).map(({ dir }) => rm(dir, { recursive: true, force: true })));
+    await Promise.all(
+      [iam, jwt]
+        .filter((packaged) => packaged && !packaged.keep)
+        .map(({ dir }) => rm(dir, { recursive: true, force: true })),
+    );
   });
 
   it('declares every route of the contract, producers behind IAM and consumers behind IAM by default', () => {
@@ -477,8 +491,7 @@ async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
       ...(await captureEmf(async () => {
         await api.publish(publisherId, lockStateEvent({ node }));
         await Promise.all([accepting.waitFor(1), refusing.waitFor(1)]);
-        const deadline = Date.now() + 10_000;
-        while (!deliveryQueue().idle() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        await waitForQueueIdle();
       })),
       ...(await captureEmf(() => emitGauges({}, lambdaContext()))),
     );
