@@ -4,7 +4,7 @@
  * leaks nothing from one notification to another, and that a hanging consumer holds up no other.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { DeliveryBatch, type ReceivedMessage } from '../../lib/delivery/delivery-batch';
 import { deliveryMessage } from '../../lib/delivery/messages';
@@ -15,7 +15,6 @@ import { deliveryStore, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { RecordingQueue } from '../support/recording-queue';
 import { eventAt, LOCK_STATE } from './api';
-import { eventually } from './harness';
 
 let fast: Consumer;
 let failing: Consumer;
@@ -115,7 +114,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
         leaseUntil: Date.now() + 1000,
         expiresAt: Math.floor(Date.now() / 1000) + 3600,
       });
-    await eventually(async () => (await again()).kind === 'superseded', 'the completion', 1500);
+    await vi.waitFor(async () => expect((await again()).kind).toBe('superseded'), { timeout: 1500 });
   }
   expect(settled).toBe(false);
   const kept = await running;

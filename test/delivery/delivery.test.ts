@@ -7,6 +7,7 @@ import http from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { trackConsumers } from '../support/consumer';
+import { waitForQueueIdle } from '../support/queue-idle';
 import { useQueuedDelivery } from '../support/queued-delivery';
 import {
   CLOCK_CLASS,
@@ -20,7 +21,6 @@ import {
   subscriptionStatus,
   unsubscribe,
 } from './api';
-import { eventually } from './harness';
 
 const WINDOW_SECONDS = 3;
 const BASE_MS = 50;
@@ -47,10 +47,11 @@ function deadLettersOf(subscriptionId: string) {
   >;
 }
 
-/** The subscription's dead letters, or undefined while there are none (for `eventually`). */
-function deadLettersIfAny(subscriptionId: string) {
+/** The subscription's dead letters once there is one (for `vi.waitFor`). */
+function deadLettersFor(subscriptionId: string) {
   const letters = deadLettersOf(subscriptionId);
-  return letters.length > 0 ? letters : undefined;
+  if (letters.length === 0) throw new Error(`no dead letter for ${subscriptionId} yet`);
+  return letters;
 }
 
 describe('queued delivery', () => {
@@ -84,7 +85,13 @@ describe('queued delivery', () => {
       eventAt(pubs[2]?.address ?? '', SYNC_STATE, 'FREERUN'),
     ];
     for (const [i, pub] of pubs.entries()) await publishAccepted(pub.id, events[i]);
-    await new Promise((resolve) => setTimeout(resolve, 1000)); // refused connections meanwhile
+    // Refused connections meanwhile: every notification was tried and waits on the queue for a retry.
+    await vi.waitFor(() => {
+      expect(queue().messages('fan-out')).toEqual([]);
+      const pending = queue().messages('delivery');
+      expect(pending.length).toBeGreaterThan(0);
+      expect(pending.every((message) => message.receiveCount >= 1)).toBe(true);
+    });
 
     const received: unknown[] = [];
     const server = http.createServer((req, res) => {
@@ -99,7 +106,7 @@ describe('queued delivery', () => {
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     try {
-      await eventually(() => received.length >= 3, 'three notifications');
+      await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(3));
       expect(received).toEqual(expect.arrayContaining(events));
     } finally {
       server.closeAllConnections();
@@ -114,7 +121,7 @@ describe('queued delivery', () => {
     const event = eventAt(pub.address, LOCK_STATE, 'FREERUN');
     await publishAccepted(pub.id, event);
     const attempts = await flaky.waitFor(3);
-    await new Promise((resolve) => setTimeout(resolve, 3 * MAX_MS));
+    await waitForQueueIdle({ concerning: pub.address });
     expect(attempts).toHaveLength(3); // delivered on the third: no fourth
     expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
     for (const attempt of attempts) expect(attempt.body).toEqual(event);
@@ -129,12 +136,9 @@ describe('queued delivery', () => {
     const subscriptionId = await subscribe(pub.address, gone.url);
     await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'LOCKED'));
     await gone.waitFor(1);
-    await eventually(
-      async () => (await subscriptionStatus(subscriptionId)) === 404,
-      'the subscription to go',
-    );
+    await vi.waitFor(async () => expect(await subscriptionStatus(subscriptionId)).toBe(404));
     await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'HOLDOVER'));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitForQueueIdle({ concerning: pub.address });
     expect(gone.received).toHaveLength(1);
     expect(deadLettersOf(subscriptionId)).toEqual([]);
   });
@@ -149,9 +153,9 @@ describe('queued delivery', () => {
     for (const value of ['HOLDOVER', 'FREERUN', 'LOCKED', 'HOLDOVER', 'FREERUN'] as const) {
       const started = Date.now();
       await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, value));
-      const [, ...rest] = await fast.waitFor(latencies.length + 1);
-      latencies.push((fast.received.at(-1)?.at ?? 0) - started);
-      expect(rest).toBeDefined();
+      const received = await fast.waitFor(latencies.length + 1);
+      latencies.push((received.at(-1)?.at ?? 0) - started);
+      expect(received.at(-1)?.body).toMatchObject({ data: { values: [{ value }] } });
     }
     expect(hanging.received.length).toBeGreaterThanOrEqual(1);
     // The hanging endpoint holds each attempt for the full 2 s time-out.
@@ -183,7 +187,7 @@ describe('queued delivery', () => {
         await c.waitFor(c.received.length + 1);
       }
     }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await waitForQueueIdle({ concerning: node });
     for (const c of [parent, sync]) {
       const bodies = c.received.map((r) => r.body);
       expect(bodies).toContainEqual(events[0]);
@@ -206,11 +210,10 @@ describe('queued delivery', () => {
       );
       // Back to back: each is accepted before the previous one is delivered.
       for (const event of events) await publishAccepted(pub.id, event);
-      await eventually(
-        () => slowish.received.some((r) => (r.body as { id: string }).id === events[2]?.id),
-        'the newest event',
+      await vi.waitFor(() =>
+        expect(slowish.received.map((r) => (r.body as { id: string }).id)).toContain(events[2]?.id),
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitForQueueIdle({ concerning: pub.address });
       const times = slowish.received.map((r) => Date.parse((r.body as { time: string }).time));
       expect(times).toEqual([...times].sort((a, b) => a - b));
       expect(new Set(times).size).toBe(times.length);
@@ -225,11 +228,9 @@ describe('queued delivery', () => {
     const event = eventAt(pub.address, LOCK_STATE, 'HOLDOVER');
     const published = Date.now();
     await publishAccepted(pub.id, event);
-    const [letter] = await eventually(
-      () => deadLettersIfAny(subscriptionId),
-      'a dead letter',
-      (WINDOW_SECONDS + 5) * 1000,
-    );
+    const [letter] = await vi.waitFor(() => deadLettersFor(subscriptionId), {
+      timeout: (WINDOW_SECONDS + 5) * 1000,
+    });
     expect(Date.now() - published).toBeGreaterThanOrEqual(WINDOW_SECONDS * 1000 - 100);
     expect(letter).toMatchObject({
       kind: 'dead-letter',
@@ -244,7 +245,7 @@ describe('queued delivery', () => {
     expect(letter?.attempts).toBeGreaterThanOrEqual(failing.received.length);
     expect(failing.received.length).toBeGreaterThanOrEqual(4);
     const count = failing.received.length;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await waitForQueueIdle({ concerning: pub.address });
     expect(failing.received).toHaveLength(count); // given up on: no more attempts
   });
 
@@ -254,10 +255,10 @@ describe('queued delivery', () => {
     const subscriptionId = await subscribe(pub.address, refusing.url);
     const event = eventAt(pub.address, LOCK_STATE, 'FREERUN');
     await publishAccepted(pub.id, event);
-    const [letter] = await eventually(() => deadLettersIfAny(subscriptionId), 'a dead letter');
+    const [letter] = await vi.waitFor(() => deadLettersFor(subscriptionId));
     expect(letter).toMatchObject({ subscriptionId, event, attempts: 1 });
     expect(letter?.reason).toBe('it answered HTTP 400, which is not retried');
-    await new Promise((resolve) => setTimeout(resolve, 3 * MAX_MS));
+    await waitForQueueIdle({ concerning: pub.address });
     expect(refusing.received).toHaveLength(1);
     expect(await subscriptionStatus(subscriptionId)).toBe(200);
   });
@@ -280,7 +281,7 @@ describe('queued delivery', () => {
     await failing.waitFor(1);
     await unsubscribe(subscriptionId);
     const count = failing.received.length;
-    await new Promise((resolve) => setTimeout(resolve, 4 * MAX_MS));
+    await waitForQueueIdle({ concerning: pub.address });
     expect(failing.received.length).toBeLessThanOrEqual(count + 1); // at most one attempt in flight
     expect(deadLettersOf(subscriptionId)).toEqual([]);
   });
@@ -311,7 +312,7 @@ describe('queued delivery', () => {
       await subscribe(pub.address, flaky.url);
       await publishAccepted(pub.id, eventAt(pub.address, LOCK_STATE, 'HOLDOVER'));
       await flaky.waitFor(2);
-      await eventually(() => lines.some((line) => line.includes('"NotificationsDelivered"')), 'the metric');
+      await vi.waitFor(() => expect(lines.join('\n')).toContain('"NotificationsDelivered"'));
     } finally {
       spy.mockRestore();
     }

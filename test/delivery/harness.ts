@@ -62,18 +62,3 @@ export async function startDeliveryHarness(
     },
   };
 }
-
-/** Resolves once `check` holds, polling; rejects with `what` after `timeoutMs`. */
-export async function eventually<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

@@ -1,7 +1,6 @@
 /** The local queue's SQS semantics, through its HTTP API and its poller. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type LocalQueue, type SqsLikeEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
-import { eventually } from './harness';
 
 let queue: LocalQueue | undefined;
 afterEach(async () => {
@@ -82,7 +81,7 @@ describe('local queue: poller', () => {
       };
     });
     q.send('delivery', [{ body: 'ok' }, { body: 'fail' }]);
-    await eventually(() => q.messages('delivery').length === 1, 'the success to be deleted');
+    await vi.waitFor(() => expect(q.messages('delivery')).toHaveLength(1));
     expect(q.messages('delivery')[0]).toMatchObject({ body: 'fail', receiveCount: 1 });
     const record = events[0]?.Records[0];
     expect(record).toMatchObject({ eventSource: 'aws:sqs', attributes: { ApproximateReceiveCount: '1' } });
@@ -109,7 +108,7 @@ describe('local queue: poller', () => {
       return { batchItemFailures: [] };
     });
     q.send('delivery', [{ body: 'slow' }, { body: 'fast' }]);
-    await eventually(() => done.includes('fast'), 'the fast one', 800);
+    await vi.waitFor(() => expect(done).toContain('fast'), { timeout: 800 });
     expect(done).toEqual(['fast']);
   });
 
@@ -134,7 +133,7 @@ describe('local queue: poller', () => {
       return { batchItemFailures: event.Records.map((r) => ({ itemIdentifier: r.messageId })) };
     });
     q.send('delivery', [{ body: 'poison' }]);
-    await eventually(() => dead.length === 1, 'the redrive');
+    await vi.waitFor(() => expect(dead).toHaveLength(1));
     expect(dead).toEqual(['delivery:poison']);
     expect(invocations).toBe(3);
     expect(q.deadLetters()).toEqual(['poison']);
@@ -161,7 +160,10 @@ describe('local queue: poller', () => {
       return null;
     });
     q.send('fan-out', [{ body: '{}' }]);
-    await eventually(() => at.length === 2 && q.idle(), 'the second invocation');
+    await vi.waitFor(() => {
+      expect(at).toHaveLength(2);
+      expect(q.idle()).toBe(true);
+    });
     expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(190);
   });
 });

@@ -8,12 +8,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTable, freePort } from '../../scripts/dynamodb-local.mjs';
 import { API_PATH, type Offline, startOffline } from '../../scripts/offline.mjs';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { assertDocumented } from '../support/openapi';
+import { waitForQueueIdle } from '../support/queue-idle';
 
 const LOCAL_TABLE = 'ocloud-notifications-local';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -109,8 +110,6 @@ function verifiedBody(secret: string, notification: Consumer['received'][number]
     'webhook-signature': String(notification.headers['webhook-signature']),
   });
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** True when offline answered with its own Lambda error (time-out, crash) instead of the handler's reply. */
 function isLambdaError(reply: Reply): boolean {
@@ -515,7 +514,7 @@ describe('the full user flow', () => {
     const reply = await publish(publisherId, event);
     expect(reply.status, reply.raw).toBe(200);
     expect(reply.body).toMatchObject({ accepted: false, reason: 'duplicate' });
-    await sleep(500);
+    await waitForQueueIdle({ queueUrl: api.queue?.url, concerning: address });
     expect(consumer.received).toHaveLength(1);
   });
 
@@ -526,7 +525,7 @@ describe('the full user flow', () => {
     expect(reply.body).toMatchObject({ accepted: false, reason: 'stale' });
     const current = await call('GET', `${address}/CurrentState`);
     expect(current.body).toEqual(event);
-    await sleep(300);
+    await waitForQueueIdle({ queueUrl: api.queue?.url, concerning: address });
     expect(consumer.received).toHaveLength(1);
   });
 
@@ -593,7 +592,7 @@ describe('the full user flow', () => {
     expectProblem(reply, 409);
     expect(reply.headers.get('location')).toBe(subscription.UriLocation);
     expect(reply.body.detail).toContain(subscription.UriLocation);
-    await sleep(300);
+    await waitForQueueIdle({ queueUrl: api.queue?.url, concerning: address });
     expect(consumer.received).toHaveLength(received); // no second initial notification
   });
 
@@ -609,7 +608,7 @@ describe('the full user flow', () => {
   it('a deleted subscription receives nothing more', async () => {
     const received = consumer.received.length;
     expect((await publish(publisherId, lockStateEvent({ node, value: 'FREERUN' }))).status).toBe(202);
-    await sleep(500);
+    await waitForQueueIdle({ queueUrl: api.queue?.url, concerning: address });
     expect(consumer.received).toHaveLength(received);
   });
 
@@ -874,13 +873,9 @@ describe('table-wide: delete all', () => {
 
   it("the clean-up job runs as its own function through offline's Lambda endpoint, leaving no dead letter", async () => {
     const queue = api.queue;
-    expect(queue).toBeDefined();
-    const deadline = Date.now() + 30_000;
-    while (!queue?.idle()) {
-      if (Date.now() > deadline) throw new Error('the clean-up queue did not drain');
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(queue?.messages('cleanup')).toEqual([]);
-    expect(queue?.deadLetters()).toEqual([]);
+    if (!queue) throw new Error('npm start runs without its local queue');
+    await vi.waitFor(() => expect(queue.idle()).toBe(true), { timeout: 30_000, interval: 50 });
+    expect(queue.messages('cleanup')).toEqual([]);
+    expect(queue.deadLetters()).toEqual([]);
   });
 });

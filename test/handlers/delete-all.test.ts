@@ -1,13 +1,13 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { deliveryMessage } from '../../lib/delivery/messages';
 import type { Subscription } from '../../lib/domain/model';
 import { storeStatus } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
-import { eventually } from '../delivery/harness';
 import { trackConsumers } from '../support/consumer';
 import { testTable } from '../support/env';
 import { lockStateEvent } from '../support/fixtures';
+import { waitForQueueIdle } from '../support/queue-idle';
 import {
   api,
   deliveryQueue,
@@ -51,7 +51,13 @@ async function subscribeAll(address: string, endpoints: string[]): Promise<Subsc
 }
 
 const cleanedUp = () =>
-  eventually(async () => deliveryQueue().idle() && (await subscriptionItems()) === 0, 'the clean-up', 20_000);
+  vi.waitFor(
+    async () => {
+      expect(deliveryQueue().idle()).toBe(true);
+      expect(await subscriptionItems()).toBe(0);
+    },
+    { timeout: 20_000 },
+  );
 
 describe('DELETE /subscriptions (delete all)', () => {
   it('from the 204 on, none is listed, read, deleted again or counted; the items go in the background', async () => {
@@ -91,7 +97,10 @@ describe('DELETE /subscriptions (delete all)', () => {
     // clean-up (its job queued before the re-subscribe) removes the other 19 items only.
     expect(recreated?.SubscriptionId).toBe(again?.SubscriptionId);
     const counted = (await storeStatus().counts()).subscriptions;
-    await eventually(async () => deliveryQueue().idle() && (await subscriptionItems()) === 1, 'the clean-up');
+    await vi.waitFor(async () => {
+      expect(deliveryQueue().idle()).toBe(true);
+      expect(await subscriptionItems()).toBe(1);
+    });
     expect(expectJson(await api.listSubscriptions(), 200)).toEqual([recreated]);
     expect(expectJson(await api.getSubscription(recreated?.SubscriptionId ?? ''), 200)).toEqual(recreated);
     expect((await storeStatus().counts()).subscriptions).toBe(counted);
@@ -126,7 +135,7 @@ describe('DELETE /subscriptions (delete all)', () => {
     ]);
 
     await live.waitFor(1);
-    await eventually(() => deliveryQueue().idle(), 'the delivery queue to drain');
+    await waitForQueueIdle();
     expect(retired.received).toEqual([]);
     expect(deliveryQueue().deadLetters()).not.toContainEqual(
       expect.objectContaining({ subscriptionId: old?.SubscriptionId }),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Consumer, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
+import { waitForQueueIdle } from '../support/queue-idle';
 import {
   api,
   bodyOfBytes,
@@ -17,7 +18,6 @@ import {
   registerPublisher,
   type SubscriptionInfo,
   SYNC_STATE,
-  settle,
 } from './api';
 
 const startConsumer = trackConsumers();
@@ -78,7 +78,7 @@ describe('POST /publishers/{publisherId}/events — 202 Accepted', () => {
       expect(Number(delivered?.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before - 1);
       expect(delivered?.headers['user-agent']).toMatch(/\S+\/\d+\.\d+/);
     }
-    await settle();
+    await waitForQueueIdle({ concerning: address });
     for (const consumer of Object.values(covering)) expect(consumer.received).toHaveLength(1);
     for (const consumer of Object.values(notCovering)) expect(consumer.received).toEqual([]);
   });
@@ -145,7 +145,7 @@ describe('POST /publishers/{publisherId}/events — 200 (ignored)', () => {
     expect(identical.status, identical.rawBody).toBe(200);
     expect(sameIdNewer.status, sameIdNewer.rawBody).toBe(200);
     expect(await currentState(address)).toEqual(original);
-    await settle();
+    await waitForQueueIdle({ concerning: address });
     expect(consumer.received).toHaveLength(1);
   });
 
@@ -172,7 +172,7 @@ describe('POST /publishers/{publisherId}/events — 200 (ignored)', () => {
 
       expect(response.status, response.rawBody).toBe(200);
       expect(await currentState(address)).toEqual(newest);
-      await settle();
+      await waitForQueueIdle({ concerning: address });
       expect(consumer.received).toHaveLength(1);
     },
   );

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Reply, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
+import { waitForQueueIdle } from '../support/queue-idle';
 import {
   type ApiResponse,
   api,
@@ -20,7 +21,6 @@ import {
   registerPublisher,
   type SubscriptionInfo,
   SYNC_STATE,
-  settle,
 } from './api';
 
 const startConsumer = trackConsumers();
@@ -192,7 +192,7 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
       expect(timestamp).toBeGreaterThanOrEqual(before - 1);
       expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
       expect(initial?.headers['user-agent']).toMatch(/\S+\/\d+\.\d+/);
-      await settle();
+      await waitForQueueIdle({ concerning: address });
       expect(consumer.received).toHaveLength(1);
     },
   );
@@ -252,7 +252,7 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
     expectSubscribed(response);
-    await settle();
+    await waitForQueueIdle({ concerning: address });
     expect(consumer.received).toEqual([]);
   });
 
@@ -308,7 +308,7 @@ describe('POST /subscriptions — 409 Conflict', () => {
 
     expectProblem(response, 409, first.UriLocation);
     expect(response.headers.location).toBe(first.UriLocation);
-    await settle();
+    await waitForQueueIdle({ concerning: address });
     expect(consumer.received).toHaveLength(1);
     expect(await listAt(address)).toHaveLength(1);
   });
@@ -410,7 +410,7 @@ describe('POST /subscriptions — 404 Not Found', () => {
     const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: consumer.url });
 
     expectProblem(response, 404, address);
-    await settle(100);
+    await waitForQueueIdle({ concerning: address });
     expect(consumer.received).toEqual([]);
     expect(await listAt(address)).toEqual([]);
   });

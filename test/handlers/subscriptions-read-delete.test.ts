@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
+import { waitForQueueIdle } from '../support/queue-idle';
 import {
   api,
   expectJson,
@@ -11,7 +12,6 @@ import {
   PUBLIC_BASE,
   publishAccepted,
   type SubscriptionInfo,
-  settle,
 } from './api';
 
 const startConsumer = trackConsumers();
@@ -177,7 +177,7 @@ describe('DELETE /subscriptions/{subscriptionId}', () => {
 
     await publishAccepted(publisherId, lockStateEvent({ node }));
 
-    await settle();
+    await waitForQueueIdle({ concerning: node });
     expect(consumer.received).toEqual([]);
   });
 });

@@ -303,11 +303,6 @@ export async function closedPortUrl(): Promise<string> {
   return consumer.url;
 }
 
-/** Gives an asynchronous delivery, if there were one, the time to arrive before asserting nothing did. */
-export function settle(ms = 300): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** A JSON object body of exactly `bytes` UTF-8 bytes: `base` plus an unknown `padding` member. */
 export function bodyOfBytes(base: Record<string, unknown>, bytes: number, fill = 'x'): string {
   const empty = JSON.stringify({ ...base, padding: '' });

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach } from 'vitest';
+import { afterEach, vi } from 'vitest';
 
 export interface ReceivedNotification {
   readonly method: string;
@@ -21,7 +21,6 @@ export type Reply = { status: number; headers?: Record<string, string>; delayMs?
 export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
   const received: ReceivedNotification[] = [];
   const script = [...replies];
-  const waiters: (() => void)[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => {
@@ -40,7 +39,6 @@ export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
         raw,
         at: Date.now(),
       });
-      for (const wake of waiters.splice(0)) wake();
       const reply = script.length > 1 ? script.shift() : script[0];
       if (!reply || reply === 'hang') return;
       setTimeout(() => res.writeHead(reply.status, reply.headers).end(), reply.delayMs ?? 0);
@@ -54,15 +52,13 @@ export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
     received,
     /** Resolves when at least `count` notifications have arrived, or rejects after `timeoutMs`. */
     async waitFor(count: number, timeoutMs = 10_000): Promise<ReceivedNotification[]> {
-      const deadline = Date.now() + timeoutMs;
-      while (received.length < count) {
-        const left = deadline - Date.now();
-        if (left <= 0) throw new Error(`expected ${count} notifications, got ${received.length}`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, Math.min(left, 200));
-        });
-      }
+      await vi.waitFor(
+        () => {
+          if (received.length < count)
+            throw new Error(`expected ${count} notifications, got ${received.length}`);
+        },
+        { timeout: timeoutMs, interval: 10 },
+      );
       return received;
     },
     async close(): Promise<void> {
