@@ -1,12 +1,20 @@
 /**
- * The one error taxonomy of the service. Every failure a caller can cause or see is one of these;
- * `lib/http/problem.ts` is the single place that turns them into RFC 9457 problem documents.
+ * The one error taxonomy of the service. Every failure a caller can cause or see is one of these
+ * kinds; they say what went wrong in the domain's terms and know nothing of HTTP.
+ * `lib/http/problem.ts` is the single place that turns them into statuses and RFC 9457 problem
+ * documents.
  */
+export type ErrorKind =
+  | 'invalid'
+  | 'unauthenticated'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'conflict'
+  | 'too-large'
+  | 'unavailable';
+
 export abstract class ServiceError extends Error {
-  abstract readonly status: number;
-  abstract readonly title: string;
-  /** Extra response headers, e.g. `Location` on a conflict or `Retry-After` when unavailable. */
-  readonly headers: Readonly<Record<string, string>> = {};
+  abstract readonly kind: ErrorKind;
 
   constructor(
     readonly detail: string,
@@ -17,53 +25,57 @@ export abstract class ServiceError extends Error {
   }
 }
 
+/** The input breaks a rule; the detail says what to fix. */
 export class BadRequestError extends ServiceError {
-  readonly status = 400;
-  readonly title = 'Bad Request';
+  readonly kind = 'invalid';
+}
+
+/** The caller's identity was not established (no authenticated principal). */
+export class UnauthorizedError extends ServiceError {
+  readonly kind = 'unauthenticated';
 }
 
 export class NotFoundError extends ServiceError {
-  readonly status = 404;
-  readonly title = 'Not Found';
+  readonly kind = 'not-found';
 }
 
+/** The thing exists already; `location` is where. */
 export class ConflictError extends ServiceError {
-  readonly status = 409;
-  readonly title = 'Conflict';
-  override readonly headers: Readonly<Record<string, string>>;
+  readonly kind = 'conflict';
 
   constructor(
     detail: string,
     readonly location: string,
   ) {
     super(detail);
-    this.headers = { Location: location };
   }
 }
 
+/** The operation does not exist for the resource; `allowed` are those that do. */
 export class MethodNotAllowedError extends ServiceError {
-  readonly status = 405;
-  readonly title = 'Method Not Allowed';
-  override readonly headers: Readonly<Record<string, string>>;
+  readonly kind = 'method-not-allowed';
 
-  constructor(detail: string, allowed: readonly string[]) {
+  constructor(
+    detail: string,
+    readonly allowed: readonly string[],
+  ) {
     super(detail);
-    this.headers = { Allow: allowed.join(', ') };
   }
 }
 
 export class PayloadTooLargeError extends ServiceError {
-  readonly status = 413;
-  readonly title = 'Payload Too Large';
+  readonly kind = 'too-large';
 }
 
+/** A dependency (the store, a queue) is unavailable for now; worth retrying after `retryAfterSeconds`. */
 export class ServiceUnavailableError extends ServiceError {
-  readonly status = 503;
-  readonly title = 'Service Unavailable';
-  override readonly headers: Readonly<Record<string, string>>;
+  readonly kind = 'unavailable';
 
-  constructor(detail: string, retryAfterSeconds = 1, options?: { cause?: unknown }) {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds = 1,
+    options?: { cause?: unknown },
+  ) {
     super(detail, options);
-    this.headers = { 'Retry-After': String(retryAfterSeconds) };
   }
 }

@@ -1,4 +1,11 @@
-import { BadRequestError, ServiceError } from '../errors';
+import {
+  BadRequestError,
+  ConflictError,
+  type ErrorKind,
+  MethodNotAllowedError,
+  ServiceError,
+  ServiceUnavailableError,
+} from '../errors';
 import { logger } from '../logger';
 import type { HttpResponse } from './responses';
 
@@ -9,9 +16,27 @@ export function problemResponse(error: unknown): HttpResponse {
     logger.error('unhandled error', { error });
     return problem(500, 'Internal Server Error', 'An unexpected error occurred; it has been logged', {});
   }
-  if (known.status >= 500)
-    logger.warn('request failed', { status: known.status, error: known.cause ?? known });
-  return problem(known.status, known.title, known.detail, known.headers);
+  const { status, title } = STATUS[known.kind];
+  if (status >= 500) logger.warn('request failed', { status, error: known.cause ?? known });
+  return problem(status, title, known.detail, headersOf(known));
+}
+
+/** Each kind of error as HTTP says it. */
+export const STATUS: Readonly<Record<ErrorKind, { status: number; title: string }>> = {
+  invalid: { status: 400, title: 'Bad Request' },
+  unauthenticated: { status: 401, title: 'Unauthorized' },
+  'not-found': { status: 404, title: 'Not Found' },
+  'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  'too-large': { status: 413, title: 'Payload Too Large' },
+  unavailable: { status: 503, title: 'Service Unavailable' },
+};
+
+function headersOf(error: ServiceError): Record<string, string> {
+  if (error instanceof ConflictError) return { Location: error.location };
+  if (error instanceof MethodNotAllowedError) return { Allow: error.allowed.join(', ') };
+  if (error instanceof ServiceUnavailableError) return { 'Retry-After': String(error.retryAfterSeconds) };
+  return {};
 }
 
 function problem(

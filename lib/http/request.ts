@@ -1,16 +1,11 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config';
-import { ServiceError } from '../errors';
+import { UnauthorizedError } from '../errors';
 
 export const BASE_PATH = '/api/ocloudNotifications/v2';
 
 /** An HTTP API v2 event whose JSON body, if any, has been parsed. */
 export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
-
-class UnauthorizedError extends ServiceError {
-  readonly status = 401;
-  readonly title = 'Unauthorized';
-}
 
 /** `{scheme}://{host}/api/ocloudNotifications/v2`, from the configured public URL or the request. */
 export function apiBaseUrl(event: HttpEvent): string {

@@ -248,7 +248,7 @@ describe('SQS sender, errors and retries', () => {
     const error = await new SqsQueue(urls()).send('delivery', [{ body: 'x' }]).catch((e: unknown) => e);
     expect(received).toHaveLength(1);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).headers['Retry-After']).toBe('1');
+    expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(1);
     expect((error as Error).cause).toMatchObject({
       name: 'QueueDoesNotExist',
       status: 400,

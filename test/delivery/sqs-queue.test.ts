@@ -86,7 +86,7 @@ describe('SqsQueue.send', () => {
     };
     const error = await new SqsQueue(URLS, failing).send('fan-out', [{ body: 'x' }]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).headers['Retry-After']).toBe('1');
+    expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(1);
   });
 
   it('makes no call for no messages', async () => {

@@ -13,11 +13,10 @@ export function thrown<E extends Error>(fn: () => unknown, type: abstract new (.
   return error as E;
 }
 
-/** Runs `fn`, expects a BadRequestError (400) with a detail, and returns it for checks on `detail`. */
+/** Runs `fn`, expects a BadRequestError (a 400) with a detail, and returns it for checks on `detail`. */
 export function badRequest(fn: () => unknown): BadRequestError {
   const error = thrown(fn, BadRequestError);
-  expect(error.status).toBe(400);
-  expect(error.title).toBe('Bad Request');
+  expect(error.kind).toBe('invalid');
   expect(typeof error.detail).toBe('string');
   expect(error.detail.length).toBeGreaterThan(0);
   return error;

@@ -118,7 +118,7 @@ describe('addressFromCurrentStatePath: 404 when the path is not a current-state 
 
   it.each(cases)('%s: %s', (_name, rawPath) => {
     const error = thrown(() => addressFromCurrentStatePath(rawPath), NotFoundError);
-    expect(error.status).toBe(404);
+    expect(error.kind).toBe('not-found');
     expect(error.detail).toContain('CurrentState');
   });
 
