@@ -287,7 +287,6 @@ export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */
     // Publishing enqueues: the local queue of npm start (run.mjs does not poll it, fanout.mjs does).
     LOCAL_QUEUE_URL: localQueueUrl,
     SERVICE_NAME: 'ocloud-notifications',
-    SERVICE_VERSION: '0.1.0',
     STAGE: 'local',
     TABLE_NAME,
     CONSUMER_AUTH: 'iam',

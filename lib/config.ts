@@ -1,3 +1,4 @@
+import { version } from '../package.json';
 import { type NetworkPolicyMode, parseCidr } from './delivery/network-policy';
 
 /**
@@ -97,12 +98,35 @@ function consumerAuth(env: Env, isLocal: boolean): AuthMode {
   return mode;
 }
 
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
+/** LOG_LEVEL, any case; anything else fails the start rather than logging at a level nobody chose. */
+export function loadLogLevel(env: Env): LogLevel {
+  const raw = optional(env, 'LOG_LEVEL', 'info').toLowerCase();
+  const level = LOG_LEVELS.find((l) => l === raw);
+  if (!level) {
+    throw new ConfigError(
+      `environment variable LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`,
+    );
+  }
+  return level;
+}
+
+let loadedLogLevel: LogLevel | undefined;
+
+/** The process-wide log level, read once. */
+export function logLevel(): LogLevel {
+  loadedLogLevel ??= loadLogLevel(process.env);
+  return loadedLogLevel;
+}
+
 export function loadConfig(env: Env): Config {
   const stage = optional(env, 'STAGE', 'local');
   const isLocal = stage === 'local';
   return {
     serviceName: optional(env, 'SERVICE_NAME', 'ocloud-notifications'),
-    serviceVersion: optional(env, 'SERVICE_VERSION', '0.1.0'),
+    serviceVersion: version,
     stage,
     tableName: required(env, 'TABLE_NAME'),
     publicBaseUrl: baseUrl(env),

@@ -1,7 +1,8 @@
 /** Structured JSON logs, one line each, with the request id of the invocation that wrote them. */
-type Level = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-const threshold = ORDER[(process.env.LOG_LEVEL?.toLowerCase() as Level) ?? 'info'] ?? ORDER.info;
+import { type LogLevel, logLevel } from './config';
+
+const ORDER: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const threshold = ORDER[logLevel()];
 
 let context: Record<string, unknown> = {};
 
@@ -16,12 +17,16 @@ export const logger = {
   error: (message: string, extra?: Record<string, unknown>) => write('error', message, extra),
 };
 
-function write(level: Level, message: string, extra?: Record<string, unknown>): void {
+/**
+ * Straight to stdout, as Powertools and aws-embedded-metrics write: Lambda's console prefixes each
+ * line with a timestamp, request id and level (or wraps it in JSON of its own), which would make
+ * the line no longer one JSON object.
+ */
+function write(level: LogLevel, message: string, extra?: Record<string, unknown>): void {
   if (ORDER[level] < threshold) return;
   const line = { timestamp: new Date().toISOString(), level, message, ...context, ...extra };
   const text = JSON.stringify(line, (_, value) => (value instanceof Error ? serialiseError(value) : value));
-  if (level === 'error' || level === 'warn') console.error(text);
-  else console.log(text);
+  process.stdout.write(`${text}\n`);
 }
 
 function serialiseError(error: Error): Record<string, unknown> {

@@ -9,7 +9,7 @@ import { webhookHeaders, webhookId } from './webhook';
 export class HttpEndpointGate implements EndpointGate {
   constructor(
     private readonly policy: NetworkPolicy,
-    private readonly timeoutMs: number,
+    readonly timeoutMs: number,
     private readonly userAgent: string,
   ) {}
 

@@ -20,6 +20,8 @@ export interface DeliveryPort {
 
 /** The consumer endpoints as the subscribe path sees them. */
 export interface EndpointGate {
+  /** How long the initial notification may take to be answered (the sanity-check time-out). */
+  readonly timeoutMs: number;
   /** Throws a BadRequestError when the delivery network policy forbids the endpoint. */
   assertAllowed(endpoint: URL): Promise<void>;
   /** POSTs the initial notification, signed with `secrets`; resolves to undefined on a 2xx, or to why it failed. */

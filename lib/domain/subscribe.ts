@@ -54,7 +54,7 @@ export class Subscribe {
       const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret]);
       if (failure) {
         throw new BadRequestError(
-          `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within 2 s`,
+          `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within ${this.endpoints.timeoutMs} ms`,
         );
       }
     }

@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { version as packageVersion } from '../../package.json';
 import { ensureTable, freePort } from '../../scripts/dynamodb-local.mjs';
 import { API_PATH, type Offline, startOffline } from '../../scripts/offline.mjs';
 import { type Consumer, startConsumer } from '../support/consumer';
@@ -491,7 +492,7 @@ describe('the full user flow', () => {
     expect(timestamp).toBeGreaterThanOrEqual(before - 1);
     expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
     expect(received.headers['user-agent']).toMatch(/ocloud-notifications/);
-    expect(received.headers['user-agent']).toContain('0.1.0');
+    expect(received.headers['user-agent']).toBe(`ocloud-notifications/${packageVersion}`);
     // What a consumer does with standardwebhooks: it verifies, and a forged copy does not.
     const headers = {
       'webhook-id': String(received.headers['webhook-id']),

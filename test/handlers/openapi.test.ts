@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import document from '../../lib/http/openapi.json';
 import { ROUTES } from '../../lib/http/routes';
+import { version as packageVersion } from '../../package.json';
 import { openApiProblems } from '../support/openapi';
 import { api, expectJson } from './api';
 
@@ -30,6 +31,10 @@ describe('GET /openapi.json', () => {
     const served = expectJson<typeof document>(await api.openApi(), 200);
     expect(served).toEqual(document);
     expect(served.openapi).toBe('3.1.0');
+  });
+
+  it("states the package's version, the one source of the version (JSON cannot refer to it)", () => {
+    expect(document.info.version).toBe(packageVersion);
   });
 
   it('describes exactly the routes of the route table, and the notification with its signature headers', () => {

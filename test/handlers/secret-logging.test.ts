@@ -30,6 +30,13 @@ beforeEach(() => {
       lines.push(args.map(String).join(' '));
     });
   }
+  // The logger writes to stdout directly.
+  for (const stream of [process.stdout, process.stderr]) {
+    vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+  }
 });
 afterEach(() => {
   vi.restoreAllMocks();

@@ -29,6 +29,7 @@ const noDelivery: DeliveryPort = {
 
 class StandInGate implements EndpointGate {
   readonly posted: string[] = [];
+  readonly timeoutMs = 2000;
   constructor(private readonly check: () => Promise<void>) {}
   assertAllowed(): Promise<void> {
     return this.check();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadSigningConfig } from '../../lib/config';
+import { ConfigError, loadConfig, loadLogLevel, loadSigningConfig } from '../../lib/config';
+import { version as packageVersion } from '../../package.json';
 import { thrown } from '../support/errors';
 
 type Env = Record<string, string | undefined>;
@@ -41,7 +42,7 @@ describe('loadConfig: defaults', () => {
   it('fills in every default when only TABLE_NAME is set', () => {
     expect(load()).toEqual({
       serviceName: 'ocloud-notifications',
-      serviceVersion: '0.1.0',
+      serviceVersion: packageVersion,
       stage: 'local',
       tableName: 'ocloud-notifications-test',
       publicBaseUrl: undefined,
@@ -57,7 +58,6 @@ describe('loadConfig: defaults', () => {
     const config = load({
       STAGE: '',
       SERVICE_NAME: ' ',
-      SERVICE_VERSION: '',
       PUBLIC_BASE_URL: '  ',
       CONSUMER_AUTH: '',
       ENDPOINT_NETWORK_POLICY: ' ',
@@ -80,10 +80,24 @@ describe('loadConfig: defaults', () => {
     expect(load({ PATH: '/usr/bin', AWS_REGION: 'eu-west-1', FOO: 'bar' })).toEqual(load());
   });
 
-  it('reads SERVICE_NAME and SERVICE_VERSION', () => {
+  it("reads SERVICE_NAME; the version is the package's, whatever the environment says", () => {
     const config = load({ SERVICE_NAME: ' notify ', SERVICE_VERSION: '2.3.4' });
     expect(config.serviceName).toBe('notify');
-    expect(config.serviceVersion).toBe('2.3.4');
+    expect(config.serviceVersion).toBe(packageVersion);
+  });
+});
+
+describe('loadLogLevel', () => {
+  it('is info by default and reads any case', () => {
+    expect(loadLogLevel({})).toBe('info');
+    expect(loadLogLevel({ LOG_LEVEL: ' WARN ' })).toBe('warn');
+    expect(loadLogLevel({ LOG_LEVEL: 'debug' })).toBe('debug');
+  });
+
+  it('fails fast on a level it does not know, instead of logging at info', () => {
+    expect(() => loadLogLevel({ LOG_LEVEL: 'verbose' })).toThrow(
+      'environment variable LOG_LEVEL must be one of debug, info, warn, error, got "verbose"',
+    );
   });
 });
 
