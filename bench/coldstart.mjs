@@ -4,7 +4,7 @@
  * handler bundled the same way, with the bytes over it by dependency. Cold starts: for each API
  * route, fresh Node processes that load a bundle and serve one request against DynamoDB Local,
  * rotating between four sides: the function as deployed, the same function as bundled before
- * issue 15 (CommonJS, CommonJS entry points), a bare handler making exactly the calls the route's
+ * the switch to ES module bundles (CommonJS, CommonJS entry points), a bare handler making exactly the calls the route's
  * first request makes, and the bare one-GetItem handler.
  */
 import { spawn } from 'node:child_process';
@@ -12,13 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { loadFresh, median, ratio, verdict } from './common.mjs';
 import { runSample, warmUp } from './routes.mjs';
 
-/** A function's bundle may be this much larger than the bare handler's (issue 15: absolute). */
+/** A function's bundle may be this much larger than the bare handler's (an absolute budget). */
 export const SIZE_ALLOWANCE_KIB = 64;
 /** Cold start over a bare handler making the same calls. */
 export const SAME_CALLS_BUDGET = 1.1;
 /** Cold start over the bare one-GetItem handler: the outer ceiling, whatever calls a route needs. */
 export const CEILING_BUDGET = 1.3;
-/** Cold start over the same function bundled as before issue 15: the deployed build must be faster. */
+/** Cold start over the same function bundled as CommonJS (CJS_MAIN_BUILD): the deployed build must be faster. */
 export const BEFORE_BUDGET = 1;
 const CHILD = fileURLToPath(new URL('./cold-child.mjs', import.meta.url));
 
@@ -219,7 +219,7 @@ export async function coldStarts({
   await warmUp(routes, fixtures, handlers, warmup);
   print(`\n(DynamoDB Local warmed first: every route's request ${warmup} times in-process)`);
   print(
-    `cold start, median ms: fn = as deployed, before = the CJS build it replaced (issue 15), same = bare handler making the route's calls, get = bare one GetItem`,
+    `cold start, median ms: fn = as deployed, before = the CJS build it replaced, same = bare handler making the route's calls, get = bare one GetItem`,
   );
   print(
     `function                 fn / before / same / get ms            vs same ≤ ${SAME_CALLS_BUDGET}   vs get ≤ ${CEILING_BUDGET}   vs before ≤ ${BEFORE_BUDGET}`,

@@ -22,7 +22,7 @@ const BUNDLING = /** @type {Record<string, unknown>} */ (require('../esbuild.con
 export const BUNDLE_EXTENSION = String(BUNDLING.outputFileExtension ?? '.js');
 
 /**
- * The build of every function before issue 15 (CommonJS, packages' CommonJS entry points first,
+ * The build of every function before the switch to ES module bundles (CommonJS, packages' CommonJS entry points first,
  * esbuild's default for Node): part 2 times it beside the deployed build, so that the gain is
  * measured in the same run.
  */
@@ -147,7 +147,7 @@ export function workDir() {
 
 /**
  * Bundles every function of serverless.yml and the bare handlers into `outDir` as serverless
- * package does, and each function also as it was bundled before issue 15.
+ * package does, and each function also as it was bundled as CommonJS.
  * @param {string} outDir
  * @returns {Promise<BundleFile[]>}
  */

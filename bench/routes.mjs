@@ -39,7 +39,7 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
  *   makes more than one call, seeds what they need and gives part 2's bare handler that makes
  *   them (BARE_SAME_CALLS_SOURCE in common.mjs).
  * @typedef {{ allowed: Record<string, number>, text: string }} StoreBudget
- *   What issue 5 allows the route per request (part 3): DynamoDB requests by kind (anything else
+ *   What the route may make per request (part 3): DynamoDB requests by kind (anything else
  *   fails), never a Scan.
  * @typedef {{ name: string, fn: string, storeBudget: StoreBudget, sampleShare?: number,
  *   sample: (fx: Fixtures) => Promise<Sample> }} Route
@@ -346,13 +346,13 @@ const batchGet = async (db, keys) => {
 /** @param {Doc} db @param {import('@aws-sdk/lib-dynamodb').QueryCommandInput} input */
 const query = (db, input) => db.send(new sdk.QueryCommand(input));
 
-/** Issue 5's store budgets that several routes share. @type {StoreBudget} */
+/** Store budgets that several routes share. @type {StoreBudget} */
 const ONE_READ = { allowed: { GetItem: 1 }, text: 'one read' };
 /** @type {StoreBudget} */
 const ONE_QUERY = { allowed: { Query: 1 }, text: 'a query (per page), no scan' };
 /** @type {StoreBudget} */
 const ONE_TRANSACTION = { allowed: { TransactWriteItems: 1 }, text: 'one transaction' };
-/** Issue 11: what an owner's subscription operations read first, its generation (delete-all). @type {StoreBudget} */
+/** What an owner's subscription operations read first: its generation (bumped by delete-all). @type {StoreBudget} */
 const OWNER_READ_AND_TRANSACTION = {
   allowed: { GetItem: 1, TransactWriteItems: 1 },
   text: "the owner's generation + one transaction",
@@ -691,7 +691,7 @@ export const ROUTES = [
 function subscribeRoute(kind) {
   return {
     name: `POST /subscriptions (${kind})`,
-    // Contract section 4 puts the 409 and the 404 before the sanity-check POST, and the POST
+    // The OpenAPI document puts the 409 and the 404 before the sanity-check POST, and the POST
     // before the write (nothing is stored when it fails), so a subscribe reads before it writes.
     storeBudget:
       kind === 'exact'

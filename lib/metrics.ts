@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { config } from './config';
 
-/** CloudWatch embedded metrics of contract section 8: one namespace, dimensions Service and Stage. */
+/** CloudWatch embedded metrics: one namespace, dimensions Service and Stage (the dashboard and alarms read them). */
 export const NAMESPACE = 'OCloudNotifications';
 
 export type CountMetric =

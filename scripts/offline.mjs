@@ -70,7 +70,7 @@ export async function startOffline({
     '--lambdaPort',
     String(lambdaPort),
     '--noPrependStageInUrl',
-    // Locally every route is open (contract section 5); offline cannot run IAM authorisers anyway.
+    // Locally every route is open (CONSUMER_AUTH=none on the local stage); offline cannot run IAM authorisers anyway.
     '--noAuth',
   ];
   const child = spawn(process.execPath, args, {

@@ -35,7 +35,8 @@ const LEASE_MARGIN_MS = 5000;
 const CURSOR_RETENTION_SECONDS = 24 * 3600;
 
 /**
- * One attempt to deliver one notification (contract section 7): checks the subscription still
+ * One attempt to deliver one notification (retried with back-off until the retry window ends;
+ * 410 deletes the subscription; see the OpenAPI document's webhook): checks the subscription still
  * exists and takes the ordering lease of its (subscription, address) cursor, POSTs, and judges the
  * answer. Never throws for a consumer's failure; throws only when the store fails, and the message
  * is then retried by the queue. Attempts that run together share their store calls: one

@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 
 /**
- * Which destination addresses a notification may be sent to (API contract §7).
+ * Which destination addresses a notification may be sent to: public unicast only, unless allowed.
  * 'allow-private' is the local stage: loopback, RFC 1918, CGNAT and ULA are
  * allowed there, but link-local (cloud metadata), multicast, unspecified and
  * reserved ranges stay refused because nothing legitimate listens on them.

@@ -1,7 +1,7 @@
 import { describeFailure } from './endpoint-gate';
 import type { SendOutcome } from './http-sender';
 
-/** What one attempt's outcome means for the notification (contract section 7). */
+/** What one attempt's outcome means: 2xx delivered, 410 gone, 408/429/5xx/3xx/network retried, other 4xx given up. */
 export type Verdict =
   | { readonly kind: 'delivered' }
   /** 410 Gone: the consumer asks for the subscription to be deleted. */

@@ -1,4 +1,4 @@
-/** The event types the service knows (contract section 6). Unknown types of the right form pass. */
+/** The event types the service knows (the OpenAPI document's Event schema). Unknown types of the right form pass. */
 export interface KnownEventType {
   readonly source: string;
   /** Allowed `enumeration` values; undefined when the type carries no enumeration. */

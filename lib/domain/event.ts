@@ -2,7 +2,7 @@ import { BadRequestError } from '../errors';
 import { EVENT_CATALOGUE } from './event-catalogue';
 import { normaliseResourceAddress, resourceSuffixes } from './resource-address';
 
-/** An event in the O-Cloud JSON encoding (contract section 6), as stored and delivered. */
+/** An event in the O-Cloud JSON encoding (the OpenAPI document's Event schema), as stored and delivered. */
 export interface NotificationEvent {
   readonly id: string;
   readonly specversion: '1.0';

@@ -1,6 +1,6 @@
 import type { Publisher, Subscription } from '../domain/model';
 
-/** SubscriptionInfo, with member names exactly as contract section 4 writes them. */
+/** SubscriptionInfo, with member names exactly as the OpenAPI document (lib/http/openapi.json) writes them. */
 export interface SubscriptionInfo {
   SubscriptionId: string;
   UriLocation: string;

@@ -7,7 +7,7 @@ const response = (status: number, retryAfterSeconds?: number): SendOutcome =>
     ? { kind: 'response', status }
     : { kind: 'response', status, retryAfterSeconds };
 
-describe('judge (contract section 7)', () => {
+describe('judge: what an answer means for the notification', () => {
   it.each([200, 201, 202, 204, 299])('%i is delivered', (status) => {
     expect(judge(response(status), 2000)).toEqual({ kind: 'delivered' });
   });

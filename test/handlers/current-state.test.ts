@@ -14,7 +14,7 @@ import {
 } from './api';
 
 describe('GET /{ResourceAddress}/CurrentState — 200', () => {
-  it('answers the latest event with exactly the member names of contract section 6', async () => {
+  it('answers the latest event with exactly the member names of the OpenAPI Event schema', async () => {
     const { address, event } = await lockStatePublisher();
 
     const response = await api.currentState(address);

@@ -1,5 +1,5 @@
 /**
- * Contract section 2: every 4xx, whichever route raises it, is an RFC 9457 problem document with
+ * Every 4xx, whichever route raises it, is an RFC 9457 problem document with
  * `Content-Type: application/problem+json`, `type: about:blank`, the HTTP status, a title and a
  * detail that tells a person what to fix — and nothing internal.
  */

@@ -1,5 +1,5 @@
 /**
- * Contract section 2: UriLocation is taken from the request, or from a configured public base URL
+ * UriLocation is taken from the request, or from a configured public base URL
  * when one is set. Configuration is read on first use, so fresh copies of the handlers are imported
  * with PUBLIC_BASE_URL set.
  */

@@ -1,6 +1,6 @@
 /**
- * Contract section 2: a store that cannot be reached gives 503 with Retry-After (a problem
- * document), never a partial write; section 4: GET /health answers 503 then.
+ * A store that cannot be reached gives 503 with Retry-After (a problem
+ * document), never a partial write; GET /health answers 503 then.
  *
  * The handlers read their configuration and build their DynamoDB client on first use, so each
  * scenario points the environment elsewhere and imports fresh copies of the handlers.

@@ -38,7 +38,7 @@ function value(over: Obj = {}): Obj {
   };
 }
 
-/** The contract's example event (section 6), with optional overrides. */
+/** The example event of the OpenAPI document, with optional overrides. */
 function event(over: Obj = {}, values: Obj[] = [value()]): Obj {
   return {
     id: 'A234-1234-1234',
@@ -61,7 +61,7 @@ function metricEvent(v: unknown, valueType: string, type = UNKNOWN_TYPE, source 
 const dataOf = (e: Obj): Obj => e.data as Obj;
 const valueAt = (e: Obj, i = 0): Obj => (dataOf(e).values as Obj[])[i] as Obj;
 
-describe('the event catalogue matches the contract table (section 6)', () => {
+describe('the event catalogue matches the O-RAN event table', () => {
   const LOCK = ['LOCKED', 'HOLDOVER', 'FREERUN'];
   const GNSS = [
     'SYNCHRONIZED',
@@ -220,7 +220,7 @@ describe('validateEvent: a valid event for each catalogue type', () => {
     expect(result.event.source).toBe('/sync-state');
   });
 
-  it('accepts the contract example of a lock-state publisher (section 5)', () => {
+  it('accepts the example of a lock-state publisher', () => {
     const address = `${NODE}${PTP_LOCK}`;
     const body = event({ type: PTP_LOCK_TYPE, source: PTP_LOCK }, [
       value({ ResourceAddress: address, value: 'LOCKED' }),
