@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseTime } from '../domain/event';
-import type { DeliveryAttempt, DeliveryStore, LeaseOutcome, Subscription } from '../domain/model';
+import type { DeliveryAttempt, LeaseOutcome, Subscription } from '../domain/model';
+import type { DeliveryStore } from '../domain/ports';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
 import { Coalescer } from './coalescer';

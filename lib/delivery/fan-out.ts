@@ -1,4 +1,5 @@
-import type { DeliveryStore, Subscription } from '../domain/model';
+import type { Subscription } from '../domain/model';
+import type { DeliveryStore } from '../domain/ports';
 import { selfAndAncestors } from '../domain/resource-address';
 import type { QueuePort } from '../queue/queue-port';
 import { deliveryMessage, type FanOutContinuation, type FanOutMessage, fanOutMessage } from './messages';

@@ -1,5 +1,24 @@
+/**
+ * Every port of the domain in one place: the store's persistence ports and the seams to delivery,
+ * the consumer endpoints and background jobs. `lib/domain/model.ts` holds the values they carry.
+ */
 import type { NotificationEvent } from './event';
-import type { RetiredSubscriptions, Subscription } from './model';
+import type {
+  AcceptOutcome,
+  DeliveryAttempt,
+  EventToAccept,
+  InitialNotification,
+  LeaseOutcome,
+  Page,
+  PageKey,
+  PageRequest,
+  Publisher,
+  PublisherState,
+  RetiredSubscriptions,
+  SubscribeCheck,
+  SubscribeCheckKeys,
+  Subscription,
+} from './model';
 
 /** An event the service accepted, as handed to delivery. */
 export interface AcceptedEvent {
@@ -35,4 +54,116 @@ export interface EndpointGate {
 /** Where delete-all hands the removal of what it retired: a queued job, run in the background. */
 export interface RetiredSubscriptionRemoval {
   schedule(job: RetiredSubscriptions): Promise<void>;
+}
+
+/**
+ * The persistence ports of the domain, one per part of it, so that each function's bundle holds
+ * only the adapter it uses. `lib/store/` has their one adapter each, on one DynamoDB table.
+ */
+export interface SubscriptionStore {
+  /**
+   * What a subscribe must know before it writes: whether the subscription exists (409), and the
+   * current states of the publishers it covers (none: 404): the publisher at exactly the address
+   * if there is one, otherwise every publisher under it.
+   */
+  subscribeCheck(keys: SubscribeCheckKeys): Promise<SubscribeCheck>;
+  /**
+   * Creates the subscription unless it exists (false); with `initialNotification`, also records in
+   * the same transaction that it received that event, so no delivery still under way sends it
+   * that event again or an older one.
+   */
+  createSubscription(
+    subscription: Subscription,
+    initialNotification?: InitialNotification,
+    generation?: number,
+  ): Promise<boolean>;
+  /** The subscription, if `owner` owns it and delete-all has not retired it (one read). */
+  getSubscription(id: string, owner: string): Promise<Subscription | undefined>;
+  /**
+   * The live subscriptions among `ids`, by id: one consistent read of the subscriptions, one of
+   * their owners' generations (a subscription delete-all retired is absent, as a deleted one is).
+   */
+  getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>>;
+  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
+  deleteSubscription(id: string, owner: string): Promise<boolean>;
+}
+
+export interface SubscriptionLists {
+  /** One page of the owner's subscriptions (at exactly `resourceAddress`); undefined when `after` is from a list delete-all retired. */
+  listSubscriptions(
+    owner: string,
+    resourceAddress: string | undefined,
+    page: PageRequest,
+  ): Promise<Page<Subscription> | undefined>;
+}
+
+/** Delete-all's part of the store, apart so that the other subscription functions do not bundle it. */
+export interface RetiredSubscriptionStore {
+  /**
+   * Retires every subscription of the owner in one write (the counters with them) and says what
+   * is left to remove, if anything.
+   */
+  retireAllSubscriptions(owner: string): Promise<RetiredSubscriptions | undefined>;
+  /**
+   * Removes retired items page by page until done (undefined) or `stop()` says to; then returns
+   * where to resume. Idempotent, and never touches a subscription made again meanwhile.
+   */
+  removeRetired(job: RetiredSubscriptions, stop: () => boolean): Promise<RetiredSubscriptions | undefined>;
+}
+
+/** Rotation of a subscription's signing secret. */
+export interface SigningSecretStore {
+  /**
+   * Makes `secret` the current signing secret, keeping the one it replaces in force until
+   * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
+   */
+  rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
+}
+
+export interface PublisherStore {
+  /** False when the publisher exists already (ids follow from addresses: same address, same id). */
+  createPublisher(publisher: Publisher): Promise<boolean>;
+  getPublisher(id: string): Promise<Publisher | undefined>;
+  /** One page of the publishers, or of those at or under `resourceAddress` (ordered by address). */
+  listPublishers(resourceAddress: string | undefined, page: PageRequest): Promise<Page<Publisher>>;
+  /** Deletes the publisher and its current state; false when there was none to delete. */
+  deletePublisher(id: string): Promise<boolean>;
+  getState(publisherId: string): Promise<PublisherState | undefined>;
+  /**
+   * Makes the event the publisher's current state, atomically with remembering its (`source`,
+   * `id`), if the publisher exists, the source fits its address, the event is new and no older
+   * than the current state. The address need not be known to call this.
+   */
+  acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
+  /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
+  forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;
+}
+
+export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions' | 'deleteSubscription'> {
+  /**
+   * One page of the subscriptions to exactly `resourceAddress` (fan-out reads one address and
+   * each of its ancestors), from `startKey`; `next` is where the following page starts.
+   */
+  subscriptionsAt(
+    resourceAddress: string,
+    options: { readonly startKey?: PageKey; readonly limit?: number | undefined },
+  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PageKey | undefined }>;
+  /** `acquireDeliveryLease` for many attempts at once; each succeeds or fails on its own. */
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
+  /** `completeDelivery` for many attempts at once; each succeeds or fails on its own. */
+  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]>;
+  /**
+   * Takes the lease of the (subscription, address) cursor for one attempt, unless the event is not
+   * newer than the one delivered last or another attempt holds the lease.
+   */
+  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome>;
+  /** Records the attempt's event as the newest delivered and frees the lease. */
+  completeDelivery(attempt: DeliveryAttempt): Promise<void>;
+  /** Frees the lease without moving the cursor (the attempt failed). */
+  releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void>;
+}
+
+export interface StoreStatus {
+  counts(): Promise<{ subscriptions: number; publishers: number }>;
+  ping(): Promise<void>;
 }

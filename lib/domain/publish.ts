@@ -2,8 +2,7 @@ import { NotFoundError } from '../errors';
 import { logger } from '../logger';
 import { type NotificationEvent, type ValidatedEvent, validateEvent, wrongSource } from './event';
 import { isServiceId } from './ids';
-import type { PublisherStore } from './model';
-import type { DeliveryPort } from './ports';
+import type { DeliveryPort, PublisherStore } from './ports';
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly event: NotificationEvent }

@@ -2,7 +2,8 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
 import { isServiceId, publisherIdFor } from './ids';
-import type { Page, PageRequest, Publisher, PublisherStore } from './model';
+import type { Page, PageRequest, Publisher } from './model';
+import type { PublisherStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 
 export type RegisterPublisherResult =

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors';
 import { isServiceId } from './ids';
-import type { SigningSecretStore } from './model';
+import type { SigningSecretStore } from './ports';
 import { signingSecretFrom } from './signing-secret';
 import { notFound } from './subscriptions';
 

@@ -1,8 +1,8 @@
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import { publisherIdFor, subscriptionIdFor } from './ids';
-import type { PublisherState, Subscription, SubscriptionStore } from './model';
-import type { AcceptedEvent, DeliveryPort, EndpointGate } from './ports';
+import type { PublisherState, Subscription } from './model';
+import type { AcceptedEvent, DeliveryPort, EndpointGate, SubscriptionStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 import { signingSecretFrom } from './signing-secret';
 

@@ -1,15 +1,12 @@
 import { BadRequestError, NotFoundError } from '../errors';
 import { isServiceId } from './ids';
+import type { Page, PageRequest, RetiredSubscriptions, Subscription } from './model';
 import type {
-  Page,
-  PageRequest,
+  RetiredSubscriptionRemoval,
   RetiredSubscriptionStore,
-  RetiredSubscriptions,
-  Subscription,
   SubscriptionLists,
   SubscriptionStore,
-} from './model';
-import type { RetiredSubscriptionRemoval } from './ports';
+} from './ports';
 import { normaliseResourceAddress } from './resource-address';
 
 /** Reading and removing subscriptions; creating one is `Subscribe` (lib/domain/subscribe.ts). */

@@ -1,11 +1,5 @@
-import type {
-  DeliveryAttempt,
-  DeliveryStore,
-  LeaseOutcome,
-  PageKey,
-  Subscription,
-  SubscriptionStore,
-} from '../domain/model';
+import type { DeliveryAttempt, LeaseOutcome, PageKey, Subscription } from '../domain/model';
+import type { DeliveryStore, SubscriptionStore } from '../domain/ports';
 import { DeliveryCursors } from './delivery-cursors';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';

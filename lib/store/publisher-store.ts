@@ -6,8 +6,8 @@ import type {
   PageRequest,
   Publisher,
   PublisherState,
-  PublisherStore,
 } from '../domain/model';
+import type { PublisherStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { acceptEventWrites } from './event-writes';
 import { publisherItem, publisherOfState, publisherStateItem, toPublisher, toState } from './items';

@@ -1,5 +1,6 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { RetiredSubscriptionStore, RetiredSubscriptions } from '../domain/model';
+import type { RetiredSubscriptions } from '../domain/model';
+import type { RetiredSubscriptionStore } from '../domain/ports';
 import { conditionHeld } from './conditional-write';
 import type { DynamoTable, Item, TransactItem } from './dynamo-table';
 import { INDEX, keys, OWNER_SHARDS } from './keys';

@@ -1,5 +1,5 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SigningSecretStore } from '../domain/model';
+import type { SigningSecretStore } from '../domain/ports';
 import type { SecretBox } from '../secrets/secret-box';
 import { conditionHeld } from './conditional-write';
 import type { DynamoTable } from './dynamo-table';

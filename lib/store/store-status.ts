@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoreStatus } from '../domain/model';
+import type { StoreStatus } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { type CounterKind, keys } from './keys';
 

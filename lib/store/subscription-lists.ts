@@ -1,4 +1,5 @@
-import type { Page, PageRequest, Subscription, SubscriptionLists } from '../domain/model';
+import type { Page, PageRequest, Subscription } from '../domain/model';
+import type { SubscriptionLists } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';
 import { INDEX, keys } from './keys';

@@ -1,10 +1,5 @@
-import type {
-  InitialNotification,
-  SubscribeCheck,
-  SubscribeCheckKeys,
-  Subscription,
-  SubscriptionStore,
-} from '../domain/model';
+import type { InitialNotification, SubscribeCheck, SubscribeCheckKeys, Subscription } from '../domain/model';
+import type { SubscriptionStore } from '../domain/ports';
 import type { SecretBox } from '../secrets/secret-box';
 import type { DynamoTable, Item, TransactItem } from './dynamo-table';
 import { subscriptionItem, toState, toSubscription } from './items';

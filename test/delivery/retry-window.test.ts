@@ -9,7 +9,8 @@ import { type AttemptResult, Deliverer } from '../../lib/delivery/deliverer';
 import { type DeliveryMessage, deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { validateEvent } from '../../lib/domain/event';
-import type { DeliveryAttempt, DeliveryStore, LeaseOutcome, Subscription } from '../../lib/domain/model';
+import type { DeliveryAttempt, LeaseOutcome, Subscription } from '../../lib/domain/model';
+import type { DeliveryStore } from '../../lib/domain/ports';
 import { type Reply, startConsumer } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 

@@ -7,8 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { NotificationEvent } from '../../lib/domain/event';
-import type { SubscriptionStore } from '../../lib/domain/model';
-import type { DeliveryPort, EndpointGate } from '../../lib/domain/ports';
+import type { DeliveryPort, EndpointGate, SubscriptionStore } from '../../lib/domain/ports';
 import { Publish } from '../../lib/domain/publish';
 import { Subscribe } from '../../lib/domain/subscribe';
 import { BadRequestError } from '../../lib/errors';
