@@ -1,11 +1,17 @@
 import { version } from '../package.json';
-import { type NetworkPolicyMode, parseCidr } from './delivery/network-policy';
+import { parseCidr } from './net/ip';
 
 /**
  * Configuration, read once when a function starts. A missing or malformed setting stops the
  * function at start-up with a message naming it, rather than failing some request later.
  */
 export type AuthMode = 'none' | 'iam' | 'jwt';
+
+/**
+ * Where notifications may go: 'allow-private' is the local stage's (loopback, RFC 1918, CGNAT and
+ * ULA allowed); link-local, multicast, unspecified and reserved ranges are refused in both.
+ */
+export type NetworkPolicyMode = 'public-only' | 'allow-private';
 
 export interface Config {
   readonly serviceName: string;

@@ -1,7 +1,7 @@
 import type { NotificationEvent } from '../domain/event';
 import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
-import { postJson, type SendOutcome } from './http-sender';
+import { describeFailure, postJson } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
 import { webhookHeaders, webhookId } from './webhook';
 
@@ -39,19 +39,5 @@ export class HttpEndpointGate implements EndpointGate {
       userAgent: this.userAgent,
     });
     return describeFailure(outcome, this.timeoutMs);
-  }
-}
-
-/** Undefined for a 2xx; otherwise a short reason a person can act on. */
-export function describeFailure(outcome: SendOutcome, timeoutMs: number): string | undefined {
-  switch (outcome.kind) {
-    case 'response':
-      return outcome.status >= 200 && outcome.status < 300 ? undefined : `it answered HTTP ${outcome.status}`;
-    case 'timeout':
-      return `no answer within ${timeoutMs} ms`;
-    case 'network-error':
-      return `connection failed: ${outcome.reason}`;
-    case 'forbidden':
-      return `refused by the network policy: ${outcome.reason}`;
   }
 }

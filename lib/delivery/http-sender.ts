@@ -1,13 +1,8 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import {
-  createPolicyLookup,
-  ENDPOINT_FORBIDDEN,
-  type NetworkPolicy,
-  parseIp,
-  unbracket,
-} from './network-policy';
+import { parseIp } from '../net/ip';
+import { createPolicyLookup, ENDPOINT_FORBIDDEN, type NetworkPolicy, unbracket } from './network-policy';
 
 export type SendOutcome =
   | { kind: 'response'; status: number; retryAfterSeconds?: number }
@@ -146,4 +141,18 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
     });
     req.end(body);
   });
+}
+
+/** Undefined for a 2xx; otherwise a short reason a person can act on. */
+export function describeFailure(outcome: SendOutcome, timeoutMs: number): string | undefined {
+  switch (outcome.kind) {
+    case 'response':
+      return outcome.status >= 200 && outcome.status < 300 ? undefined : `it answered HTTP ${outcome.status}`;
+    case 'timeout':
+      return `no answer within ${timeoutMs} ms`;
+    case 'network-error':
+      return `connection failed: ${outcome.reason}`;
+    case 'forbidden':
+      return `refused by the network policy: ${outcome.reason}`;
+  }
 }

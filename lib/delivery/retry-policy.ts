@@ -1,5 +1,4 @@
-import { describeFailure } from './endpoint-gate';
-import type { SendOutcome } from './http-sender';
+import { describeFailure, type SendOutcome } from './http-sender';
 
 /** What one attempt's outcome means: 2xx delivered, 410 gone, 408/429/5xx/3xx/network retried, other 4xx given up. */
 export type Verdict =

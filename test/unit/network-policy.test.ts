@@ -4,9 +4,9 @@ import {
   createPolicyLookup,
   EndpointForbiddenError,
   type NetworkPolicy,
-  parseIp,
   resolveAndCheck,
 } from '../../lib/delivery/network-policy';
+import { parseIp } from '../../lib/net/ip';
 
 const publicOnly = createNetworkPolicy({ mode: 'public-only' });
 const allowPrivate = createNetworkPolicy({ mode: 'allow-private' });
