@@ -20,6 +20,7 @@ export interface CancellationReason {
 }
 
 const TRANSACTION_ATTEMPTS = 12;
+const BATCH_GET_ATTEMPTS = 8;
 
 /**
  * The one table and the ways every store uses it: consistent reads, paged queries, transactions
@@ -43,17 +44,23 @@ export class DynamoTable {
     return result.Item;
   }
 
-  /** Consistent reads of any number of keys, in batches of 100, retrying what DynamoDB leaves unprocessed. */
+  /**
+   * Consistent reads of any number of keys, in batches of 100. DynamoDB leaves keys unprocessed
+   * when the table is throttling: retry those after a jittered, growing pause (an immediate retry
+   * would only add to the load), and give up as throttled when they stay unprocessed.
+   */
   async batchGet(keysToRead: Item[]): Promise<Item[]> {
     const items: Item[] = [];
     for (let start = 0; start < keysToRead.length; start += 100) {
       let batch = keysToRead.slice(start, start + 100);
-      while (batch.length > 0) {
+      for (let attempt = 1; batch.length > 0; attempt++) {
+        if (attempt > 1) await sleep(retryPauseMs(attempt - 1));
         const result = await this.client.send(
           new BatchGetCommand({ RequestItems: { [this.name]: { Keys: batch, ConsistentRead: true } } }),
         );
         items.push(...(result.Responses?.[this.name] ?? []));
         batch = (result.UnprocessedKeys?.[this.name]?.Keys as Item[] | undefined) ?? [];
+        if (batch.length > 0 && attempt >= BATCH_GET_ATTEMPTS) throw new UnprocessedKeysError(batch.length);
       }
     }
     return items;
@@ -101,7 +108,7 @@ export class DynamoTable {
         const conditionFailed = reasons.some((r) => r.Code === 'ConditionalCheckFailed');
         if (conditionFailed) return reasons;
         if (!conflicted || attempt >= TRANSACTION_ATTEMPTS) throw error;
-        await sleep(Math.random() * 10 * 2 ** Math.min(attempt, 6));
+        await sleep(retryPauseMs(attempt));
       }
     }
   }
@@ -116,6 +123,19 @@ export class DynamoTable {
         ExpressionAttributeValues: { ':delta': delta },
       },
     };
+  }
+}
+
+/** Full jitter over 10 ms · 2^n, at most 640 ms: retries spread out instead of colliding again. */
+export function retryPauseMs(attempt: number, random: () => number = Math.random): number {
+  return random() * 10 * 2 ** Math.min(attempt, 6);
+}
+
+/** Named as DynamoDB names throttling, so that it is answered as the store's 503. */
+class UnprocessedKeysError extends Error {
+  override readonly name = 'ProvisionedThroughputExceededException';
+  constructor(count: number) {
+    super(`DynamoDB left ${count} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
   }
 }
 
