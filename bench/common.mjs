@@ -317,7 +317,8 @@ const support = await (async () => {
         "export { lockStateEvent } from './test/support/fixtures';\n" +
         "export { publisherIdFor, subscriptionIdFor } from './lib/domain/ids';\n" +
         "export { keys } from './lib/store/keys';\n" +
-        "export { acceptEventWrites } from './lib/store/event-writes';\n" +
+        "export { acceptEventWrites, createPublisherWrites, deletePublisherWrites, deleteSubscriptionWrites, retireAllWrites, subscribeWrites } from './lib/store/transactions';\n" +
+        "export { ownerState } from './lib/store/owners';\n" +
         "export { validateEvent } from './lib/domain/event';\n" +
         "export { loadConfig } from './lib/config';\n",
       resolveDir: PROJECT_DIR,
@@ -380,6 +381,66 @@ export function acceptEventTransaction(publisherId, body, acceptedAt) {
     dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + config.dedupTtlSeconds,
   };
   return { TransactItems: support.acceptEventWrites(TABLE_NAME, accepted) };
+}
+
+/**
+ * The subscribe transaction exactly as the store sends it, generation 0, with the delivery cursor
+ * of the state its initial notification carried. `sealedSecret` stands in for the sealed signing
+ * secret (the baseline writes the same item, without the encryption).
+ * @param {{ id: string, owner: string, address: string, endpoint: string, createdAt: string, sealedSecret: string,
+ *   initial: { resourceAddress: string, event: unknown } }} s
+ * @returns {import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput}
+ */
+export function subscribeTransaction({ id, owner, address, endpoint, createdAt, sealedSecret, initial }) {
+  /** @type {import('../lib/domain/event').ValidatedEvent} */
+  const { event, timeKey } = support.validateEvent(initial.event);
+  const subscription = { id, owner, resourceAddress: address, endpointUri: endpoint, createdAt };
+  return {
+    TransactItems: support.subscribeWrites(TABLE_NAME, subscription, 0, {
+      sealedSecret,
+      initial: { resourceAddress: initial.resourceAddress, event, timeKey },
+      nowMs: Date.now(),
+    }),
+  };
+}
+
+/** A publisher create exactly as the store sends it. @param {string} id @param {string} address */
+export function createPublisherTransaction(id, address) {
+  const publisher = {
+    id,
+    resourceAddress: address,
+    endpointUri: undefined,
+    createdAt: new Date().toISOString(),
+  };
+  /** @type {import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput} */
+  const input = { TransactItems: support.createPublisherWrites(TABLE_NAME, publisher) };
+  return input;
+}
+
+/** A publisher delete exactly as the store sends it. @param {string} id */
+export function deletePublisherTransaction(id) {
+  /** @type {import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput} */
+  const input = { TransactItems: support.deletePublisherWrites(TABLE_NAME, id) };
+  return input;
+}
+
+/** A subscription delete exactly as the store sends it, generation 0. @param {string} id @param {string} owner */
+export function deleteSubscriptionTransaction(id, owner) {
+  /** @type {import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput} */
+  const input = { TransactItems: support.deleteSubscriptionWrites(TABLE_NAME, id, owner, 0) };
+  return input;
+}
+
+/**
+ * Delete-all exactly as the store sends it, from the owner's count shards as a query read them.
+ * @param {string} owner @param {Record<string, unknown>[]} shardItems
+ * @returns {import('@aws-sdk/lib-dynamodb').TransactWriteCommandInput}
+ */
+export function retireAllTransaction(owner, shardItems) {
+  /** @type {Map<string, import('../lib/store/owners').OwnerState>} */
+  const shards = new Map(shardItems.map((item) => [String(item.sk), support.ownerState(item)]));
+  const gen = Math.max(0, ...[...shards.values()].map((shard) => shard.gen));
+  return { TransactItems: support.retireAllWrites(TABLE_NAME, owner, shards, gen + 1) };
 }
 
 /** The id, hence the item keys, the service gives a publisher at `address`. */

@@ -4,16 +4,21 @@
  * that route has to make for the same request (the same SDK commands with the same keys, no
  * middleware, no validation). Each sample gets fresh data, prepared outside the timed part.
  */
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import {
   acceptEventTransaction,
+  createPublisherTransaction,
+  deletePublisherTransaction,
+  deleteSubscriptionTransaction,
   httpApiEvent,
   keys,
   lambdaContext,
   lockStateEvent,
   nextTime,
   publisherIdFor,
+  retireAllTransaction,
+  subscribeTransaction,
   subscriptionIdFor,
   TABLE_NAME,
   unique,
@@ -200,19 +205,6 @@ export class Fixtures {
   }
 }
 
-/** The counter change a create or delete transaction makes, as the store writes it. */
-const countBy = (
-  /** @type {import('../lib/store/keys').CounterKind} */ kind,
-  /** @type {number} */ delta,
-) => ({
-  Update: {
-    TableName: T,
-    Key: keys.counterShard(kind),
-    UpdateExpression: 'ADD n :delta',
-    ExpressionAttributeValues: { ':delta': delta },
-  },
-});
-
 /** @param {{ id: string, address: string }} publisher @param {unknown} event @param {Date} acceptedAt */
 const fanOutMessage = (publisher, event, acceptedAt) => ({
   kind: 'fan-out',
@@ -223,70 +215,11 @@ const fanOutMessage = (publisher, event, acceptedAt) => ({
 });
 
 /**
- * The subscribe transaction as the store writes it: the subscription (only if absent), the
- * counter, and the delivery cursor of the state the sanity check POSTed.
- * @param {{ id: string, principal: string, address: string, endpoint: string, createdAt: string,
- *   state: { address: string, timeKey: unknown, event: { source: string, id: string } } }} s
+ * A value of the sealed signing secret's form and size (`v1.<iv>.<ciphertext+tag>` of a
+ * `whsec_` secret): the baseline writes the same item as the store, without the encryption.
  */
-const subscribeTransaction = ({ id, principal, address, endpoint, createdAt, state }) => ({
-  TransactItems: [
-    {
-      Put: {
-        TableName: T,
-        Item: {
-          ...keys.subscription(id),
-          ...keys.subscriptionByAddress(address, principal, 0, id),
-          listPk: keys.subscriptionsOf(principal, 0),
-          listSk: `${createdAt}#${id}`,
-          gen: 0,
-          id,
-          resourceAddress: address,
-          endpointUri: endpoint,
-          owner: principal,
-          createdAt,
-        },
-        ConditionExpression: 'attribute_not_exists(pk) OR gen <> :gen',
-        ExpressionAttributeValues: { ':gen': 0 },
-      },
-    },
-    ownerCount(principal, 1),
-    countBy('subscriptions', 1),
-    {
-      Put: {
-        TableName: T,
-        Item: {
-          ...keys.deliveryCursor(id, state.address),
-          deliveredTimeKey: state.timeKey,
-          deliveredEvent: `${state.event.source}#${state.event.id}`,
-          expiresAt: Math.ceil(Date.now() / 1000) + 15 * 24 * 3600,
-        },
-      },
-    },
-  ],
-});
-
-/** A subscription delete as the store writes it: only its owner's, of its current generation (0 here). */
-const ownedDelete = (/** @type {string} */ id, /** @type {string} */ principal) => ({
-  Delete: {
-    TableName: T,
-    Key: keys.subscription(id),
-    ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND gen = :gen',
-    ExpressionAttributeNames: { '#owner': 'owner' },
-    ExpressionAttributeValues: { ':owner': principal, ':gen': 0 },
-  },
-});
-
-/** The owner's count, changed in the same transaction on the condition that its generation is 0. */
-const ownerCount = (/** @type {string} */ principal, /** @type {number} */ delta) => ({
-  Update: {
-    TableName: T,
-    Key: keys.randomOwnerShard(principal),
-    UpdateExpression: 'SET gen = :gen ADD #count :delta',
-    ConditionExpression: 'attribute_not_exists(pk) OR gen = :gen',
-    ExpressionAttributeNames: { '#count': 'count' },
-    ExpressionAttributeValues: { ':gen': 0, ':delta': delta },
-  },
-});
+const sealedSecretStandIn = () =>
+  `v1.${randomBytes(12).toString('base64')}.${randomBytes(50 + 16).toString('base64')}`;
 
 /** The shards of an owner's count, read as delete-all reads them. @param {string} principal */
 const ownerShardsQuery = (principal) => ({
@@ -294,35 +227,6 @@ const ownerShardsQuery = (principal) => ({
   KeyConditionExpression: 'pk = :pk',
   ExpressionAttributeValues: { ':pk': keys.ownerPartition(principal) },
   ConsistentRead: true,
-});
-
-/**
- * Delete-all as the store writes it: every shard of the owner's count to the next generation and
- * 0, each on the condition that it is as read, and the count off the counters.
- * @param {string} principal @param {Record<string, any>[]} shards as read
- */
-const retireAll = (principal, shards) => ({
-  TransactItems: [
-    ...Array.from({ length: 10 }, (_, n) => {
-      const key = keys.ownerShard(principal, n);
-      const read = shards.find((shard) => shard.sk === key.sk);
-      return {
-        Update: {
-          TableName: T,
-          Key: key,
-          UpdateExpression: 'SET gen = :next, #count = :zero',
-          ConditionExpression: read ? 'gen = :gen AND #count = :count' : 'attribute_not_exists(pk)',
-          ExpressionAttributeNames: { '#count': 'count' },
-          ExpressionAttributeValues: {
-            ':next': 1,
-            ':zero': 0,
-            ...(read ? { ':gen': 0, ':count': read.count } : {}),
-          },
-        },
-      };
-    }),
-    countBy('subscriptions', -shards.reduce((total, shard) => total + Number(shard.count), 0)),
-  ],
 });
 
 /** The clean-up job delete-all enqueues. @param {string} owner */
@@ -480,11 +384,7 @@ export const ROUTES = [
           await get(fx.db, keys.owner(principal));
           await fx.db.send(
             new sdk.TransactWriteCommand({
-              TransactItems: [
-                ownedDelete(bare.id, principal),
-                ownerCount(principal, -1),
-                countBy('subscriptions', -1),
-              ],
+              ...deleteSubscriptionTransaction(bare.id, principal),
             }),
           );
         },
@@ -518,7 +418,7 @@ export const ROUTES = [
             label: 'Query + TransactWriteItems + enqueue POST',
             steps: [
               { command: 'Query', input: ownerShardsQuery(owner) },
-              { command: 'TransactWrite', input: retireAll(owner, shards) },
+              { command: 'TransactWrite', input: retireAllTransaction(owner, shards) },
               {
                 post: `${fx.queueUrl}/queues/cleanup/messages`,
                 body: JSON.stringify({ messages: [{ body: JSON.stringify(removalMessage(owner)) }] }),
@@ -528,7 +428,7 @@ export const ROUTES = [
         },
         bare: async () => {
           const shards = (await query(fx.db, ownerShardsQuery(bare))).Items ?? [];
-          await fx.db.send(new sdk.TransactWriteCommand(retireAll(bare, shards)));
+          await fx.db.send(new sdk.TransactWriteCommand(retireAllTransaction(bare, shards)));
           await fx.enqueue('cleanup', removalMessage(bare));
         },
       };
@@ -548,43 +448,10 @@ export const ROUTES = [
           await fx.removePublisher(publisherIdFor(mine));
           await fx.removePublisher(publisherIdFor(address));
         },
-        bare: () => {
-          const id = publisherIdFor(address);
-          const createdAt = new Date().toISOString();
-          return fx.db.send(
-            new sdk.TransactWriteCommand({
-              TransactItems: [
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      ...keys.publisher(id),
-                      listPk: keys.publishers,
-                      listSk: `${createdAt}#${id}`,
-                      id,
-                      resourceAddress: address,
-                      createdAt,
-                    },
-                    ConditionExpression: 'attribute_not_exists(pk)',
-                  },
-                },
-                {
-                  Put: {
-                    TableName: T,
-                    Item: {
-                      ...keys.publisherState(id),
-                      ...keys.publisherTree(address),
-                      publisherId: id,
-                      resourceAddress: address,
-                      createdAt,
-                    },
-                  },
-                },
-                countBy('publishers', 1),
-              ],
-            }),
-          );
-        },
+        bare: () =>
+          fx.db.send(
+            new sdk.TransactWriteCommand(createPublisherTransaction(publisherIdFor(address), address)),
+          ),
       };
     },
   },
@@ -601,22 +468,7 @@ export const ROUTES = [
           pathParameters: { publisherId: mine.id },
         }),
         expect: 204,
-        bare: () =>
-          fx.db.send(
-            new sdk.TransactWriteCommand({
-              TransactItems: [
-                {
-                  Delete: {
-                    TableName: T,
-                    Key: keys.publisher(bare.id),
-                    ConditionExpression: 'attribute_exists(pk)',
-                  },
-                },
-                { Delete: { TableName: T, Key: keys.publisherState(bare.id) } },
-                countBy('publishers', -1),
-              ],
-            }),
-          ),
+        bare: () => fx.db.send(new sdk.TransactWriteCommand(deletePublisherTransaction(bare.id))),
       };
     },
   },
@@ -742,11 +594,12 @@ function subscribeRoute(kind) {
                       command: 'TransactWrite',
                       input: subscribeTransaction({
                         id: sameCallsId,
-                        principal,
+                        owner: principal,
                         address,
                         endpoint: sameCalls.EndpointUri,
                         createdAt,
-                        state: { address, timeKey: event.time, event },
+                        sealedSecret: sealedSecretStandIn(),
+                        initial: { resourceAddress: address, event },
                       }),
                     },
                   ],
@@ -781,11 +634,12 @@ function subscribeRoute(kind) {
             new sdk.TransactWriteCommand(
               subscribeTransaction({
                 id,
-                principal,
+                owner: principal,
                 address,
                 endpoint: bare.EndpointUri,
                 createdAt: new Date().toISOString(),
-                state: { address: String(state?.resourceAddress), timeKey: state?.timeKey, event },
+                sealedSecret: sealedSecretStandIn(),
+                initial: { resourceAddress: String(state?.resourceAddress), event },
               }),
             ),
           );

@@ -6,8 +6,8 @@ export { handler as removeRetiredHandler } from '../functions/remove-retired-sub
 export { publisherIdFor, subscriptionIdFor } from '../lib/domain/ids';
 export { storeStatus } from '../lib/services';
 export { documentClient } from '../lib/store/dynamo-client';
-export { DynamoTable } from '../lib/store/dynamo-table';
 export { publisherItem, publisherStateItem, subscriptionItem } from '../lib/store/items';
 export { keys } from '../lib/store/keys';
 export { ownerItem } from '../lib/store/owners';
+export { countBy } from '../lib/store/transactions';
 export { httpApiEvent, lambdaContext } from '../test/support/http-event';

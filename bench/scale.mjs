@@ -68,7 +68,6 @@ try {
     '@aws-sdk/lib-dynamodb',
   );
   const client = lib.documentClient();
-  const table = new lib.DynamoTable(client, TABLE_NAME);
   const realLog = console.log;
   console.log = () => undefined; // the handlers' embedded metrics, one line per invocation
 
@@ -116,7 +115,7 @@ try {
     ['subscriptions', SUBSCRIPTIONS],
     ['publishers', PUBLISHERS],
   ])) {
-    const { Update } = table.countBy(kind, n);
+    const { Update } = lib.countBy(TABLE_NAME, kind, n);
     await client.send(new UpdateCommand(Update));
   }
   const seededSeconds = (Date.now() - seeding) / 1000;

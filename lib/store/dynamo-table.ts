@@ -9,7 +9,6 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { type CounterKind, keys } from './keys';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export type Item = Record<string, unknown>;
@@ -111,18 +110,6 @@ export class DynamoTable {
         await sleep(retryPauseMs(attempt));
       }
     }
-  }
-
-  /** The counter change of a create or delete, made in the same transaction as the data. */
-  countBy(kind: CounterKind, delta: number): TransactItem {
-    return {
-      Update: {
-        TableName: this.name,
-        Key: keys.counterShard(kind),
-        UpdateExpression: 'ADD n :delta',
-        ExpressionAttributeValues: { ':delta': delta },
-      },
-    };
   }
 }
 

@@ -9,29 +9,17 @@ import type {
 } from '../domain/model';
 import type { PublisherStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
-import { acceptEventWrites } from './event-writes';
-import { publisherItem, publisherOfState, publisherStateItem, toPublisher, toState } from './items';
+import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, keys } from './keys';
 import { queryPage } from './query-page';
+import { acceptEventWrites, createPublisherWrites, deletePublisherWrites } from './transactions';
 
 export class DynamoPublisherStore implements PublisherStore {
   constructor(private readonly table: DynamoTable) {}
 
   /** The condition on the publisher's id is its address's uniqueness: the id follows from the address. */
   async createPublisher(p: Publisher): Promise<boolean> {
-    const failure = await this.table.transact([
-      {
-        Put: {
-          TableName: this.table.name,
-          Item: publisherItem(p),
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-      {
-        Put: { TableName: this.table.name, Item: publisherStateItem(p) },
-      },
-      this.table.countBy('publishers', 1),
-    ]);
+    const failure = await this.table.transact(createPublisherWrites(this.table.name, p));
     if (!failure) return true;
     if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
     throw new Error(`publisher create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
@@ -71,17 +59,7 @@ export class DynamoPublisherStore implements PublisherStore {
   }
 
   async deletePublisher(id: string): Promise<boolean> {
-    const failure = await this.table.transact([
-      {
-        Delete: {
-          TableName: this.table.name,
-          Key: keys.publisher(id),
-          ConditionExpression: 'attribute_exists(pk)',
-        },
-      },
-      { Delete: { TableName: this.table.name, Key: keys.publisherState(id) } },
-      this.table.countBy('publishers', -1),
-    ]);
+    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id));
     return !failure;
   }
 

@@ -2,10 +2,11 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RetiredSubscriptions } from '../domain/model';
 import type { RetiredSubscriptionStore } from '../domain/ports';
 import { conditionHeld } from './conditional-write';
-import type { DynamoTable, Item, TransactItem } from './dynamo-table';
-import { INDEX, keys, OWNER_SHARDS } from './keys';
+import type { DynamoTable } from './dynamo-table';
+import { INDEX, keys } from './keys';
 import { LIST_KEY, type OwnerState, ownerState } from './owners';
 import { queryPage } from './query-page';
+import { retireAllWrites } from './transactions';
 
 /** Retired subscriptions removed at once: one conditional delete each, in parallel. */
 const REMOVAL_PAGE = 100;
@@ -33,13 +34,7 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
       if (count === 0) {
         return gen > cleanedTo ? { owner, fromGeneration: cleanedTo, toGeneration: gen } : undefined;
       }
-      const failure = await this.table.transact([
-        ...Array.from({ length: OWNER_SHARDS }, (_, shard) => {
-          const key = keys.ownerShard(owner, shard);
-          return this.nextGeneration(key, shards.get(key.sk), gen + 1);
-        }),
-        this.table.countBy('subscriptions', -count),
-      ]);
+      const failure = await this.table.transact(retireAllWrites(this.table.name, owner, shards, gen + 1));
       if (!failure) return { owner, fromGeneration: cleanedTo, toGeneration: gen + 1 };
     }
   }
@@ -112,23 +107,5 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
       for (const item of page) shards.set(String(item.sk), ownerState(item));
     }
     return shards;
-  }
-
-  /** A shard moved to generation `next` with count 0, if it is still as it was read. */
-  private nextGeneration(key: Item, read: OwnerState | undefined, next: number): TransactItem {
-    return {
-      Update: {
-        TableName: this.table.name,
-        Key: key,
-        UpdateExpression: 'SET gen = :next, #count = :zero',
-        ConditionExpression: read ? 'gen = :gen AND #count = :count' : 'attribute_not_exists(pk)',
-        ExpressionAttributeNames: { '#count': 'count' },
-        ExpressionAttributeValues: {
-          ':next': next,
-          ':zero': 0,
-          ...(read ? { ':gen': read.gen, ':count': read.count } : {}),
-        },
-      },
-    };
   }
 }

@@ -1,13 +1,11 @@
 import type { InitialNotification, SubscribeCheck, SubscribeCheckKeys, Subscription } from '../domain/model';
 import type { SubscriptionStore } from '../domain/ports';
 import type { SecretBox } from '../secrets/secret-box';
-import type { DynamoTable, Item, TransactItem } from './dynamo-table';
-import { subscriptionItem, toState, toSubscription } from './items';
+import type { DynamoTable, Item } from './dynamo-table';
+import { toState, toSubscription } from './items';
 import { INDEX, keys } from './keys';
 import { ownerState, readOwner } from './owners';
-
-/** Outlives the longest retry window allowed (14 days), so no delivery of the subscription outlives it. */
-const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
+import { deleteSubscriptionWrites, subscribeWrites } from './transactions';
 
 /**
  * What the subscribe function needs, apart from the rest of the subscription store so that its
@@ -64,19 +62,9 @@ export class DynamoSubscribeStore
     const signingSecret = s.signing && (await this.box().seal(s.signing.current, s.id));
     let gen = generation ?? (await readOwner(this.table, s.owner)).gen;
     for (;;) {
-      const failure = await this.table.transact([
-        {
-          Put: {
-            TableName: this.table.name,
-            Item: { ...subscriptionItem(s, gen), ...(signingSecret ? { signingSecret } : {}) },
-            ConditionExpression: 'attribute_not_exists(pk) OR gen <> :gen',
-            ExpressionAttributeValues: { ':gen': gen },
-          },
-        },
-        ownerCount(this.table, s.owner, gen, 1),
-        this.table.countBy('subscriptions', 1),
-        ...(initial ? [this.initialCursor(s.id, initial)] : []),
-      ]);
+      const failure = await this.table.transact(
+        subscribeWrites(this.table.name, s, gen, { sealedSecret: signingSecret, initial, nowMs: Date.now() }),
+      );
       if (!failure) return true;
       if (failure[1]?.Code === 'ConditionalCheckFailed') {
         gen = (await readOwner(this.table, s.owner)).gen;
@@ -90,21 +78,6 @@ export class DynamoSubscribeStore
   protected box(): SecretBox {
     if (!this.secrets) throw new Error('this subscription store was built without a secret box');
     return this.secrets;
-  }
-
-  /** The delivery cursor of a new subscription, as if it had been delivered its initial event. */
-  private initialCursor(subscriptionId: string, initial: InitialNotification): TransactItem {
-    return {
-      Put: {
-        TableName: this.table.name,
-        Item: {
-          ...keys.deliveryCursor(subscriptionId, initial.resourceAddress),
-          deliveredTimeKey: initial.timeKey,
-          deliveredEvent: `${initial.event.source}#${initial.event.id}`,
-          expiresAt: Math.ceil(Date.now() / 1000) + INITIAL_CURSOR_TTL_SECONDS,
-        },
-      },
-    };
   }
 }
 
@@ -154,39 +127,12 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
   async deleteSubscription(id: string, owner: string): Promise<boolean> {
     for (;;) {
       const { gen } = await readOwner(this.table, owner);
-      const failure = await this.table.transact([
-        {
-          Delete: {
-            TableName: this.table.name,
-            Key: keys.subscription(id),
-            ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND gen = :gen',
-            ExpressionAttributeNames: { '#owner': 'owner' },
-            ExpressionAttributeValues: { ':owner': owner, ':gen': gen },
-          },
-        },
-        ownerCount(this.table, owner, gen, -1),
-        this.table.countBy('subscriptions', -1),
-      ]);
+      const failure = await this.table.transact(deleteSubscriptionWrites(this.table.name, id, owner, gen));
       if (!failure) return true;
       // A delete-all came in between: read the generation again (this one is then likely gone).
       if (failure[1]?.Code !== 'ConditionalCheckFailed') return false;
     }
   }
-}
-
-/** One shard of the owner's count, changed on the condition that `gen` is still its generation. */
-function ownerCount(table: DynamoTable, owner: string, gen: number, delta: number): TransactItem {
-  return {
-    Update: {
-      TableName: table.name,
-      Key: keys.randomOwnerShard(owner),
-      UpdateExpression: 'SET gen = :gen ADD #count :delta',
-      // A shard not written yet is in generation 0: delete-all writes every shard.
-      ConditionExpression: gen === 0 ? 'attribute_not_exists(pk) OR gen = :gen' : 'gen = :gen',
-      ExpressionAttributeNames: { '#count': 'count' },
-      ExpressionAttributeValues: { ':gen': gen, ':delta': delta },
-    },
-  };
 }
 
 /** The keys of the publishers' state items at or under the address. */
