@@ -1,7 +1,7 @@
 import dns from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import type { BlockList, LookupFunction } from 'node:net';
 import type { NetworkPolicyMode } from '../config';
-import { type Cidr, type Ip, parseCidr, parseIp, width } from '../net/ip';
+import { blockList, type Ip, inList, ipv4Of, parseCidr, parseIp } from '../net/ip';
 
 /**
  * Which destination addresses a notification may be sent to: public unicast only, unless allowed.
@@ -30,29 +30,23 @@ export class EndpointForbiddenError extends Error {
   }
 }
 
-function contains(cidr: Cidr, ip: Ip): boolean {
-  if (cidr.family !== ip.family) return false;
-  const shift = BigInt(width(ip.family) - cidr.bits);
-  return cidr.value >> shift === ip.value >> shift;
-}
-
 // 'private' ranges are allowed in 'allow-private' mode; 'never' ranges only via the allow-list.
 type Category = 'private' | 'never';
 interface SpecialRange {
-  cidr: Cidr;
+  list: BlockList;
   category: Category;
   label: string;
 }
 
 const special = (entry: string, category: Category, label: string): SpecialRange => ({
-  cidr: parseCidr(entry),
+  list: blockList([parseCidr(entry)]),
   category,
   label,
 });
 
 // The tables are built by calls, so without the pure marks every bundle that imports this module
-// (through config) would keep them, needed or not. First match wins, so more specific blocks
-// come before the blocks containing them.
+// would keep them, needed or not. First match wins, so more specific blocks come before the
+// blocks containing them.
 const V4_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
   special('255.255.255.255', 'never', 'broadcast'),
   special('0.0.0.0/8', 'never', 'unspecified / this network'),
@@ -89,46 +83,45 @@ const V6_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
   special('ff00::/8', 'never', 'multicast'),
 ])();
 
-const GLOBAL_UNICAST_V6 = /* @__PURE__ */ parseCidr('2000::/3');
+const GLOBAL_UNICAST_V6 = /* @__PURE__ */ blockList([parseCidr('2000::/3')]);
 
-// IPv6 forms that carry an IPv4 destination; the embedded address is what gets reached.
-const EMBEDDING_V6: readonly { cidr: Cidr; label: string; extract(v: bigint): bigint }[] =
-  /* @__PURE__ */ (() => [
-    { cidr: parseCidr('::ffff:0:0/96'), label: 'IPv4-mapped', extract: (v) => v & 0xffffffffn },
-    { cidr: parseCidr('64:ff9b::/96'), label: 'NAT64', extract: (v) => v & 0xffffffffn },
-    { cidr: parseCidr('2002::/16'), label: '6to4', extract: (v) => (v >> 80n) & 0xffffffffn },
-  ])();
-
-function formatV4(value: bigint): string {
-  return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 0xffn)).join('.');
+/** IPv6 forms that carry an IPv4 destination: the embedded address is what gets reached. */
+function embeddedIpv4(g: readonly number[]): { label: string; v4: Ip } | undefined {
+  const [g0, g1, g2, g3, g4, g5, g6 = 0, g7 = 0] = g;
+  if (g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0xffff) {
+    return { label: 'IPv4-mapped', v4: ipv4Of(g6, g7) };
+  }
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
+    return { label: 'NAT64', v4: ipv4Of(g6, g7) };
+  }
+  if (g0 === 0x2002) return { label: '6to4', v4: ipv4Of(g1 ?? 0, g2 ?? 0) };
+  return undefined;
 }
 
 export function createNetworkPolicy(opts: {
   mode: NetworkPolicyMode;
   allowList?: readonly string[];
 }): NetworkPolicy {
-  const allowList = (opts.allowList ?? []).map(parseCidr);
-  const allowListed = (ip: Ip) => allowList.some((cidr) => contains(cidr, ip));
+  const allowList = blockList((opts.allowList ?? []).map(parseCidr));
   const refuse = (reason: string): PolicyVerdict => ({ allowed: false, reason });
 
   function classify(ip: Ip): PolicyVerdict {
-    if (allowListed(ip)) return { allowed: true };
+    if (inList(allowList, ip)) return { allowed: true };
     const ranges = ip.family === 4 ? V4_RANGES : V6_RANGES;
-    const hit = ranges.find((r) => contains(r.cidr, ip));
+    const hit = ranges.find((r) => inList(r.list, ip));
     if (hit) {
       if (hit.category === 'private' && opts.mode === 'allow-private') return { allowed: true };
       return refuse(`${hit.label} address`);
     }
     if (ip.family === 6) {
-      const embedding = EMBEDDING_V6.find((e) => contains(e.cidr, ip));
+      const embedding = embeddedIpv4(ip.groups);
       if (embedding) {
-        const v4: Ip = { family: 4, value: embedding.extract(ip.value) };
-        const verdict = classify(v4);
+        const verdict = classify(embedding.v4);
         return verdict.allowed
           ? verdict
-          : refuse(`${embedding.label} address embedding ${formatV4(v4.value)}: ${verdict.reason}`);
+          : refuse(`${embedding.label} address embedding ${embedding.v4.text}: ${verdict.reason}`);
       }
-      if (!contains(GLOBAL_UNICAST_V6, ip)) return refuse('reserved IPv6 address (outside 2000::/3)');
+      if (!inList(GLOBAL_UNICAST_V6, ip)) return refuse('reserved IPv6 address (outside 2000::/3)');
     }
     return { allowed: true };
   }

@@ -178,16 +178,22 @@ describe('network policy corpus', () => {
 });
 
 describe('parseIp', () => {
-  it('parses compressed, expanded and dotted-quad IPv6 to the same value', () => {
+  it('reads compressed, expanded, dotted-quad and bracketed IPv6 as the same groups', () => {
     const forms = ['::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1', '::ffff:127.0.0.1', '[::FFFF:7F00:1]'];
-    const values = forms.map((f) => parseIp(f)?.value);
-    expect(new Set(values).size).toBe(1);
-    expect(values[0]).toBe(0xffff7f000001n);
+    const parsed = forms.map((f) => parseIp(f));
+    expect(new Set(parsed.map((ip) => ip?.text))).toEqual(new Set(['::ffff:7f00:1']));
+    for (const ip of parsed) expect(ip?.groups).toEqual([0, 0, 0, 0, 0, 0xffff, 0x7f00, 1]);
   });
 
   it('handles :: at either end and seven explicit groups', () => {
-    expect(parseIp('1:2:3:4:5:6:7::')?.value).toBe(0x0001000200030004000500060007_0000n);
-    expect(parseIp('::2:3:4:5:6:7:8')?.value).toBe(0x0000000200030004000500060007_0008n);
+    expect(parseIp('1:2:3:4:5:6:7::')?.groups).toEqual([1, 2, 3, 4, 5, 6, 7, 0]);
+    expect(parseIp('::2:3:4:5:6:7:8')?.groups).toEqual([0, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('drops a zone id and refuses an empty one', () => {
+    expect(parseIp('fe80::1%eth0')?.groups).toEqual([0xfe80, 0, 0, 0, 0, 0, 0, 1]);
+    expect(parseIp('fe80::1%')).toBeUndefined();
+    expect(parseIp('127.0.0.1%eth0')).toBeUndefined();
   });
 });
 
