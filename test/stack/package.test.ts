@@ -35,8 +35,9 @@ type Template = { Resources: Record<string, Resource> };
 const BUNDLE_BUDGET_BYTES = 256 * 1024;
 
 /**
- * STACK_PACKAGE_DIR (set by .ci/run): where to write the default prod package and keep it, so that
- * CI checks and lists the very package these tests read instead of building the stack again.
+ * STACK_PACKAGE_DIR (set by .ci/run; outside the project, whose .serverless the other serverless
+ * runs clear): where to write the default prod package and keep it, so that CI checks and lists the
+ * very package these tests read instead of building the stack again.
  */
 const keptPackageDir = process.env.STACK_PACKAGE_DIR;
 
