@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   BadRequestError,
   ConflictError,
@@ -12,6 +12,12 @@ import {
 import { problemResponse } from '../../lib/http/problem';
 
 describe('problemResponse: the one mapping of domain error kinds to HTTP', () => {
+  // 5xx are logged (to stdout): keep the test output to the test's own.
+  beforeEach(() => {
+    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    return () => vi.restoreAllMocks();
+  });
+
   it.each([
     [new BadRequestError('fix x'), 400, 'Bad Request', {}],
     [new UnauthorizedError('who?'), 401, 'Unauthorized', {}],
