@@ -319,7 +319,7 @@ const support = await (async () => {
         "export { keys } from './lib/store/keys';\n" +
         "export { acceptEventWrites, createPublisherWrites, deletePublisherWrites, deleteSubscriptionWrites, retireAllWrites, subscribeWrites } from './lib/store/transactions';\n" +
         "export { ownerState } from './lib/store/owners';\n" +
-        "export { validateEvent } from './lib/domain/event';\n" +
+        "export { possiblePublisherAddresses, validateEvent } from './lib/domain/event';\n" +
         "export { loadConfig } from './lib/config';\n",
       resolveDir: PROJECT_DIR,
       loader: 'ts',
@@ -379,6 +379,7 @@ export function acceptEventTransaction(publisherId, body, acceptedAt) {
     timeKey,
     acceptedAt: acceptedAt.toISOString(),
     dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + config.dedupTtlSeconds,
+    publisherAddresses: support.possiblePublisherAddresses(event.data.values),
   };
   return { TransactItems: support.acceptEventWrites(TABLE_NAME, accepted) };
 }

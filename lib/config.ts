@@ -25,6 +25,13 @@ export interface Config {
   readonly sanityCheckTimeoutMs: number;
   readonly deliveryTimeoutMs: number;
   readonly dedupTtlSeconds: number;
+  /**
+   * How far ahead of the service's clock an event's `time` may be. An event accepted from a
+   * producer whose clock runs ahead becomes the current state, and every correct event after the
+   * producer's clock is corrected counts as older until the service's clock passes it: this bounds
+   * that freeze.
+   */
+  readonly eventTimeToleranceMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -149,6 +156,9 @@ export function loadConfig(env: Env): Config {
     sanityCheckTimeoutMs: positiveInt(env, 'SANITY_CHECK_TIMEOUT_MS', 2000, 60_000),
     deliveryTimeoutMs: positiveInt(env, 'DELIVERY_TIMEOUT_MS', 2000, 60_000),
     dedupTtlSeconds: positiveInt(env, 'DEDUP_TTL_SECONDS', 7 * 24 * 3600, 366 * 24 * 3600),
+    // 2 s: far above the skew of NTP- or PTP-disciplined clocks (milliseconds, and under 1 s after
+    // a day of holdover at 10 ppm), yet a consumer is held on a wrong state for at most 2 s.
+    eventTimeToleranceMs: positiveInt(env, 'EVENT_TIME_TOLERANCE_MS', 2000, 3_600_000),
   };
 }
 

@@ -143,5 +143,9 @@ export const rotateSecret = /* @__PURE__ */ once(
 export const publishers = /* @__PURE__ */ once(() => new Publishers(publisherStore()));
 
 export const publish = /* @__PURE__ */ once(
-  () => new Publish(publisherStore(), delivery(), config().dedupTtlSeconds),
+  () =>
+    new Publish(publisherStore(), delivery(), {
+      dedupTtlSeconds: config().dedupTtlSeconds,
+      timeToleranceMs: config().eventTimeToleranceMs,
+    }),
 );

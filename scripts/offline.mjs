@@ -25,6 +25,8 @@
  * @property {import('./local-queue.mjs').LocalQueue | undefined} queue the local queue, when started
  */
 import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local.mjs';
 import { lambdaInvoker, startLocalQueue } from './local-queue.mjs';
@@ -73,6 +75,9 @@ export async function startOffline({
     // Locally every route is open (CONSUMER_AUTH=none on the local stage); offline cannot run IAM authorisers anyway.
     '--noAuth',
   ];
+  // A build folder of this server's own (esbuild.config.cjs): packaging or another server in the
+  // same checkout never removes the handlers it is running.
+  const buildFolder = join('.esbuild-local', String(httpPort));
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_DIR,
     detached: true, // own process group, so stop() also reaches esbuild and the lambda workers
@@ -86,6 +91,7 @@ export async function startOffline({
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       ...(queue ? { LOCAL_QUEUE_URL: queue.url } : {}),
+      OCLOUD_BUILD_FOLDER: buildFolder,
       ...env,
     },
   });
@@ -106,6 +112,7 @@ export async function startOffline({
   const stop = async () => {
     await queue?.stop();
     await stopChild(child, true);
+    await rm(join(PROJECT_DIR, buildFolder), { recursive: true, force: true });
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -1,6 +1,11 @@
 import { BadRequestError } from '../errors';
 import { EVENT_CATALOGUE } from './event-catalogue';
-import { normaliseResourceAddress, resourceSuffixes } from './resource-address';
+import {
+  isAtOrUnder,
+  normaliseResourceAddress,
+  resourceSuffixes,
+  selfAndAncestors,
+} from './resource-address';
 
 /** An event in the O-Cloud JSON encoding (the OpenAPI document's Event schema), as stored and delivered. */
 export interface NotificationEvent {
@@ -80,7 +85,10 @@ export function validateEvent(body: unknown, publisherAddress?: string): Validat
 
   // Last, so that an existing publisher's event gets the same 400 whether this instance knew its
   // address beforehand or the store checked the source.
-  if (publisherAddress !== undefined) checkSource(source, publisherAddress);
+  if (publisherAddress !== undefined) {
+    checkSource(source, publisherAddress);
+    checkValuesUnder(values, publisherAddress);
+  }
   return {
     event: { id, specversion: '1.0', source, type, time, data: { version, values } },
     timeKey,
@@ -90,6 +98,37 @@ export function validateEvent(body: unknown, publisherAddress?: string): Validat
 /** Contract 5: the publisher's address must end with `source`, in whole segments. */
 function checkSource(source: string, publisherAddress: string): void {
   if (!resourceSuffixes(publisherAddress).includes(source)) throw wrongSource(source, publisherAddress);
+}
+
+/** Every value describes the publisher's own resource or one under it, never another node's. */
+export function checkValuesUnder(values: readonly EventValue[], publisherAddress: string): void {
+  values.forEach((value, i) => {
+    if (!isAtOrUnder(value.ResourceAddress, publisherAddress)) throw valueOutside(i, value, publisherAddress);
+  });
+}
+
+/**
+ * The addresses a publisher of these values may have: those at or above every value's address
+ * (the store checks the publisher's address is one of them when it does not know it beforehand).
+ */
+export function possiblePublisherAddresses(values: readonly EventValue[]): string[] {
+  const [first, ...rest] = values;
+  if (!first) return [];
+  return selfAndAncestors(first.ResourceAddress).filter((candidate) =>
+    rest.every((value) => isAtOrUnder(value.ResourceAddress, candidate)),
+  );
+}
+
+/** The first value outside the publisher's address, as the 400 to answer. */
+export function firstValueOutside(values: readonly EventValue[], publisherAddress: string): BadRequestError {
+  const i = values.findIndex((value) => !isAtOrUnder(value.ResourceAddress, publisherAddress));
+  return valueOutside(Math.max(0, i), values[Math.max(0, i)], publisherAddress);
+}
+
+function valueOutside(i: number, value: EventValue | undefined, publisherAddress: string): BadRequestError {
+  return bad(
+    `data.values[${i}].ResourceAddress "${value?.ResourceAddress ?? ''}" must be the publisher's address ${publisherAddress} or lie under it`,
+  );
 }
 
 export function wrongSource(source: string, publisherAddress: string): BadRequestError {

@@ -35,7 +35,9 @@ export interface PublisherState {
 export type AcceptOutcome =
   | { readonly kind: 'accepted' | 'duplicate' | 'stale' | 'unknown-publisher' }
   /** The event's `source` is not a resource part of the publisher's address. */
-  | { readonly kind: 'wrong-source'; readonly publisherAddress: string };
+  | { readonly kind: 'wrong-source'; readonly publisherAddress: string }
+  /** A `data.values[].ResourceAddress` lies outside the publisher's address. */
+  | { readonly kind: 'value-outside'; readonly publisherAddress: string };
 
 export interface EventToAccept {
   readonly publisherId: string;
@@ -44,6 +46,8 @@ export interface EventToAccept {
   readonly acceptedAt: string;
   /** Unix seconds after which the deduplication record may be forgotten. */
   readonly dedupExpiresAt: number;
+  /** The addresses the publisher may have: at or above every `data.values[].ResourceAddress`. */
+  readonly publisherAddresses: readonly string[];
 }
 
 export interface SubscribeCheckKeys {

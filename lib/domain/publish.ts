@@ -1,12 +1,26 @@
-import { NotFoundError } from '../errors';
+import { BadRequestError, NotFoundError } from '../errors';
 import { logger } from '../logger';
-import { type NotificationEvent, type ValidatedEvent, validateEvent, wrongSource } from './event';
+import {
+  firstValueOutside,
+  type NotificationEvent,
+  possiblePublisherAddresses,
+  type ValidatedEvent,
+  validateEvent,
+  wrongSource,
+} from './event';
 import { isServiceId } from './ids';
 import type { DeliveryPort, PublisherStore } from './ports';
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly event: NotificationEvent }
   | { readonly kind: 'ignored'; readonly reason: 'duplicate' | 'stale'; readonly event: NotificationEvent };
+
+export interface PublishSettings {
+  /** How long (source, id) is remembered to recognise a repeat. */
+  readonly dedupTtlSeconds: number;
+  /** How far ahead of `clock` an event's `time` may be (see the configuration's EVENT_TIME_TOLERANCE_MS). */
+  readonly timeToleranceMs: number;
+}
 
 /** Publishers remembered per process; a node agent publishes with the same id again and again. */
 const ADDRESS_CACHE_SIZE = 10_000;
@@ -22,13 +36,15 @@ export class Publish {
   constructor(
     private readonly store: PublisherStore,
     private readonly delivery: DeliveryPort,
-    private readonly dedupTtlSeconds: number,
+    private readonly settings: PublishSettings,
+    private readonly clock: () => number = Date.now,
   ) {}
 
   /** A new event becomes the current state and goes to delivery; a repeat or an older one does not. */
   async publish(publisherId: string, body: unknown): Promise<PublishResult> {
     const known = this.addresses.get(publisherId);
-    if (known !== undefined) return this.accept(publisherId, validateEvent(body, known), known);
+    if (known !== undefined)
+      return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known);
     if (!isServiceId(publisherId)) throw notFound(publisherId);
     // Not known to this instance yet: its address is read while the event is accepted, since the
     // accept transaction checks the source itself. A cold instance's publish then waits for one
@@ -36,7 +52,13 @@ export class Publish {
     const address = this.lookUpAddress(publisherId);
     let validated: ValidatedEvent;
     try {
-      validated = validateEvent(body);
+      validated = this.checkTime(validateEvent(body));
+      // Values under no common address fit no publisher: say which one is outside this one's.
+      if (possiblePublisherAddresses(validated.event.data.values).length === 0) {
+        const publisherAddress = await address;
+        if (publisherAddress !== undefined)
+          throw firstValueOutside(validated.event.data.values, publisherAddress);
+      }
     } catch (error) {
       if ((await address) === undefined) throw notFound(publisherId);
       throw error;
@@ -44,19 +66,32 @@ export class Publish {
     return this.accept(publisherId, validated, address);
   }
 
+  /** A producer's clock that runs ahead would freeze its address's state: refuse such an event. */
+  private checkTime(validated: ValidatedEvent): ValidatedEvent {
+    const { time } = validated.event;
+    const aheadMs = Date.parse(time) - this.clock();
+    if (aheadMs > this.settings.timeToleranceMs) {
+      throw new BadRequestError(
+        `time "${time}" is ${formatSeconds(aheadMs)} s ahead of the service's clock; events may be at most ${formatSeconds(this.settings.timeToleranceMs)} s ahead: check the producer's clock`,
+      );
+    }
+    return validated;
+  }
+
   private async accept(
     publisherId: string,
     { event, timeKey }: ValidatedEvent,
     address: string | Promise<string | undefined>,
   ): Promise<PublishResult> {
-    const acceptedAt = new Date();
+    const acceptedAt = new Date(this.clock());
     const [accepted, read] = await Promise.allSettled([
       this.store.acceptEvent({
         publisherId,
         event,
         timeKey,
         acceptedAt: acceptedAt.toISOString(),
-        dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.dedupTtlSeconds,
+        dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.settings.dedupTtlSeconds,
+        publisherAddresses: possiblePublisherAddresses(event.data.values),
       }),
       address,
     ]);
@@ -68,6 +103,8 @@ export class Publish {
         throw notFound(publisherId);
       case 'wrong-source':
         throw wrongSource(event.source, outcome.publisherAddress);
+      case 'value-outside':
+        throw firstValueOutside(event.data.values, outcome.publisherAddress);
       case 'duplicate':
       case 'stale':
         return { kind: 'ignored', reason: outcome.kind, event };
@@ -139,4 +176,8 @@ export class Publish {
 
 function notFound(id: string): NotFoundError {
   return new NotFoundError(`Publisher ${id.length > 80 ? `${id.slice(0, 77)}...` : id} does not exist`);
+}
+
+function formatSeconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }

@@ -38,6 +38,11 @@ export function normaliseResourceAddress(raw: unknown, member = 'ResourceAddress
   return address;
 }
 
+/** True when `address` is `ancestor` or lies under it, in whole segments. */
+export function isAtOrUnder(address: string, ancestor: string): boolean {
+  return address === ancestor || address.startsWith(ancestor === '/' ? '/' : `${ancestor}/`);
+}
+
 /** The address and every address above it, shortest first: `/a/b/c` → `/a`, `/a/b`, `/a/b/c`. */
 export function selfAndAncestors(address: string): string[] {
   const segments = address.slice(1).split('/');

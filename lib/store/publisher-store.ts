@@ -81,6 +81,9 @@ export class DynamoPublisherStore implements PublisherStore {
       if (!sources.has(e.event.source)) {
         return { kind: 'wrong-source', publisherAddress: String(state.resourceAddress) };
       }
+      if (!e.publisherAddresses.includes(String(state.resourceAddress))) {
+        return { kind: 'value-outside', publisherAddress: String(state.resourceAddress) };
+      }
     }
     if (failure[0]?.Code === 'ConditionalCheckFailed') return { kind: 'duplicate' };
     return { kind: 'stale' };

@@ -138,9 +138,21 @@ export function retireAllWrites(
 /**
  * The publish transaction: remember (source, id) until the de-duplication window ends, and make
  * the event the current state if the publisher exists, the source is one of its address's
- * suffixes and the event is not older.
+ * suffixes, its address is at or above every value's address and the event is not older.
  */
 export function acceptEventWrites(tableName: string, e: EventToAccept): TransactItem[] {
+  const addressValues: Record<string, string> = {};
+  const addressLists: string[] = [];
+  // IN takes at most 100 operands; an address has up to 256 segments.
+  for (let start = 0; start < e.publisherAddresses.length; start += 100) {
+    const names = e.publisherAddresses.slice(start, start + 100).map((address, j) => {
+      const name = `:address${start + j}`;
+      addressValues[name] = address;
+      return name;
+    });
+    addressLists.push(`resourceAddress IN (${names.join(', ')})`);
+  }
+  const addressCondition = addressLists.length > 0 ? ` AND (${addressLists.join(' OR ')})` : '';
   return [
     {
       Put: {
@@ -158,13 +170,15 @@ export function acceptEventWrites(tableName: string, e: EventToAccept): Transact
         Key: keys.publisherState(e.publisherId),
         UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
         ConditionExpression:
-          'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)',
+          'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)' +
+          addressCondition,
         ExpressionAttributeNames: { '#event': 'event' },
         ExpressionAttributeValues: {
           ':event': JSON.stringify(e.event),
           ':source': e.event.source,
           ':timeKey': e.timeKey,
           ':acceptedAt': e.acceptedAt,
+          ...addressValues,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },

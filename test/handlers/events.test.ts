@@ -338,6 +338,42 @@ describe('POST /publishers/{publisherId}/events — 400 invalid event', () => {
     },
   );
 
+  it('an event dated 2099 → 400 naming time; the next, correct event is accepted and delivered', async () => {
+    const { node, address, publisherId, consumer } = await publisherWithSubscriber();
+
+    const response = await api.publish(publisherId, lockStateEvent({ node, time: '2099-01-01T00:00:00Z' }));
+
+    expectProblem(response, 400, 'time');
+    expect((await api.currentState(address)).status).toBe(404);
+    await publishAccepted(publisherId, lockStateEvent({ node, value: 'FREERUN' }));
+    expect((await currentState(address)).data.values[0]?.value).toBe('FREERUN');
+    const [notification] = await consumer.waitFor(1);
+    expect(notification?.body).toMatchObject({ data: { values: [{ value: 'FREERUN' }] } });
+  });
+
+  it('an event a second ahead of the service (within the tolerance) → 202', async () => {
+    const { node, publisherId } = await lockStatePublisher({ withState: false });
+    const time = new Date(Date.now() + 1000).toISOString();
+
+    await publishAccepted(publisherId, lockStateEvent({ node, time }));
+  });
+
+  it("a value whose ResourceAddress is another node's → 400 naming it; one under the publisher's → 202", async () => {
+    const { node, address, publisherId } = await lockStatePublisher({ withState: false });
+    const event = lockStateEvent({ node });
+    const value = event.data.values[0];
+    const otherNode = { ...value, ResourceAddress: address.replace(node, freshNode()) };
+
+    const response = await api.publish(publisherId, {
+      ...event,
+      data: { version: '1.0', values: [otherNode] },
+    });
+
+    expectProblem(response, 400, 'data.values[0].ResourceAddress');
+    const values = [value, { ...value, ResourceAddress: `${address}/ens1f0` }];
+    await publishAccepted(publisherId, { ...event, data: { version: '1.0', values } });
+  });
+
   it('a known type with a source other than the catalogue one → 400 naming source', async () => {
     const node = freshNode();
     const publisherId = await registerPublisher(`${node}${SYNC_STATE}`);

@@ -40,9 +40,12 @@ async function registeredPublisher() {
   return { node, address, id: publisherId };
 }
 
-function coldPublish(store: PublisherStore = publisherStore()) {
+const TOLERANCE_MS = 2000;
+
+function coldPublish(store: PublisherStore = publisherStore(), clock: () => number = Date.now) {
   const delivery = new RecordingDelivery();
-  return { publish: new Publish(store, delivery, TTL_SECONDS), delivery };
+  const settings = { dedupTtlSeconds: TTL_SECONDS, timeToleranceMs: TOLERANCE_MS };
+  return { publish: new Publish(store, delivery, settings, clock), delivery };
 }
 
 /** What a cold instance's publish is refused with (a test fails if it is accepted). */
@@ -260,5 +263,102 @@ describe('the first publish on an instance that does not know the publisher', ()
     const { publish, delivery } = coldPublish(failing);
     await expect(publish.publish(id, lockStateEvent({ node }))).rejects.toBe(unavailable);
     expect(delivery.accepted).toEqual([]);
+  });
+});
+
+describe("values[].ResourceAddress must lie at or under the publisher's address", () => {
+  it('a cold instance refuses a value of another node (400 naming the value), storing nothing', async () => {
+    const { node, address, id } = await registeredPublisher();
+    const other = await registeredPublisher();
+    const eventId = randomUUID();
+    const event = lockStateEvent({ node, id: eventId });
+    const foreign = lockStateEvent({ node: other.node }).data.values[0];
+    const wrong = { ...event, data: { version: '1.0', values: [event.data.values[0], foreign] } };
+
+    const error = await coldRefusal(id, wrong);
+
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as BadRequestError).detail).toBe(
+      `data.values[1].ResourceAddress "${other.address}" must be the publisher's address ${address} or lie under it`,
+    );
+    expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
+    expect(await item(keys.acceptedEvent(id, event.source, eventId))).toBeUndefined();
+  });
+
+  it('a cold instance refuses a single value under another address as a warm one does', async () => {
+    const { node, id } = await registeredPublisher();
+    const other = await registeredPublisher();
+    const event = lockStateEvent({ node });
+    const wrong = {
+      ...event,
+      data: { version: '1.0', values: lockStateEvent({ node: other.node }).data.values },
+    };
+    const warm = coldPublish();
+    await warm.publish.publish(id, lockStateEvent({ node }));
+
+    const [cold, known] = await Promise.all([
+      coldRefusal(id, wrong),
+      warm.publish.publish(id, wrong).catch((e: unknown) => e),
+    ]);
+
+    expect(cold).toBeInstanceOf(BadRequestError);
+    expect(known).toBeInstanceOf(BadRequestError);
+    expect((cold as BadRequestError).detail).toBe((known as BadRequestError).detail);
+    expect((cold as BadRequestError).detail).toContain('data.values[0].ResourceAddress');
+  });
+
+  it('accepts values at the address and under it (a port of the clock)', async () => {
+    const { node, address, id } = await registeredPublisher();
+    const event = lockStateEvent({ node });
+    const value = event.data.values[0];
+    const values = [value, { ...value, ResourceAddress: `${address}/ens1f0` }];
+
+    expect(
+      (await coldPublish().publish.publish(id, { ...event, data: { version: '1.0', values } })).kind,
+    ).toBe('accepted');
+  });
+});
+
+describe("an event's time against the service's clock", () => {
+  const at = (ms: number) => new Date(ms).toISOString();
+
+  it('refuses an event more than the tolerance ahead (400 naming time), storing nothing', async () => {
+    const { node, id } = await registeredPublisher();
+    const now = Date.parse('2030-01-01T00:00:00Z');
+    const eventId = randomUUID();
+    const ahead = lockStateEvent({ node, id: eventId, time: at(now + TOLERANCE_MS + 1) });
+
+    const error = await coldPublish(publisherStore(), () => now)
+      .publish.publish(id, ahead)
+      .catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(BadRequestError);
+    expect((error as BadRequestError).detail).toBe(
+      `time "${ahead.time}" is 2 s ahead of the service's clock; events may be at most 2 s ahead: check the producer's clock`,
+    );
+    expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
+    expect(await item(keys.acceptedEvent(id, ahead.source, eventId))).toBeUndefined();
+  });
+
+  it('a producer whose clock ran ahead within the tolerance and stepped back recovers once the tolerance has passed', async () => {
+    const { node, id } = await registeredPublisher();
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const { publish, delivery } = coldPublish(publisherStore(), () => now);
+
+    // The producer's clock is 2 s fast: accepted, within the tolerance.
+    const fast = await publish.publish(
+      id,
+      lockStateEvent({ node, time: at(now + TOLERANCE_MS), value: 'HOLDOVER' }),
+    );
+    expect(fast.kind).toBe('accepted');
+    // Corrected, its next event is older than the current state: ignored, the consumer is held.
+    now += 500;
+    const held = await publish.publish(id, lockStateEvent({ node, time: at(now), value: 'FREERUN' }));
+    expect(held).toMatchObject({ kind: 'ignored', reason: 'stale' });
+    // For no longer than the tolerance: from then on its correct events are accepted again.
+    now += TOLERANCE_MS - 500;
+    const recovered = await publish.publish(id, lockStateEvent({ node, time: at(now), value: 'FREERUN' }));
+    expect(recovered.kind).toBe('accepted');
+    expect(delivery.accepted.map((a) => a.event.data.values[0]?.value)).toEqual(['HOLDOVER', 'FREERUN']);
   });
 });

@@ -47,7 +47,10 @@ const forbidAll = () =>
 
 async function publisherWithState() {
   const { node, address, publisherId } = await lockStatePublisher({ withState: false });
-  await new Publish(publisherStore(), noDelivery, 3600).publish(publisherId, lockStateEvent({ node }));
+  await new Publish(publisherStore(), noDelivery, { dedupTtlSeconds: 3600, timeToleranceMs: 2000 }).publish(
+    publisherId,
+    lockStateEvent({ node }),
+  );
   return address;
 }
 

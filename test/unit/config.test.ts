@@ -51,6 +51,7 @@ describe('loadConfig: defaults', () => {
       sanityCheckTimeoutMs: 2000,
       deliveryTimeoutMs: 2000,
       dedupTtlSeconds: 7 * 24 * 3600,
+      eventTimeToleranceMs: 2000,
     });
   });
 

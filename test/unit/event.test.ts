@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTime, validateEvent } from '../../lib/domain/event';
+import { parseTime, possiblePublisherAddresses, validateEvent } from '../../lib/domain/event';
 import { EVENT_CATALOGUE } from '../../lib/domain/event-catalogue';
 import type { BadRequestError } from '../../lib/errors';
 import { badRequest } from '../support/errors';
@@ -273,10 +273,21 @@ describe('validateEvent: the stored form', () => {
   it('normalises ResourceAddress inside values (single trailing slash removed)', () => {
     const body = event({}, [
       value({ ResourceAddress: `${publisher}/` }),
-      value({ ResourceAddress: '/east-edge-10/site-3/node-7/sync/', value: 'LOCKED' }),
+      value({ ResourceAddress: `${publisher}/ens1f0/`, value: 'LOCKED' }),
     ]);
     const values = validateEvent(body, publisher).event.data.values;
-    expect(values.map((v) => v.ResourceAddress)).toEqual([publisher, '/east-edge-10/site-3/node-7/sync']);
+    expect(values.map((v) => v.ResourceAddress)).toEqual([publisher, `${publisher}/ens1f0`]);
+  });
+
+  it.each([
+    ['the node above it', '/east-edge-10/site-3/node-7/sync'],
+    ['another node', '/east-edge-10/site-3/node-8/sync/sync-status/sync-state'],
+    ['a sibling whose name extends it', `${publisher}-2`],
+  ])("refuses a value at %s: values lie at or under the publisher's address", (_, address) => {
+    const body = event({}, [value({}), value({ ResourceAddress: address })]);
+    expect(() => validateEvent(body, publisher)).toThrow(
+      `data.values[1].ResourceAddress "${address}" must be the publisher's address ${publisher} or lie under it`,
+    );
   });
 
   it('does not modify the body it was given', () => {
@@ -829,5 +840,28 @@ describe('parseTime and the time member', () => {
   it.each(sameInstant)('gives equal keys for the same instant written differently: %s', (...times) => {
     const keys = new Set(times.map(parseTime));
     expect(keys.size).toBe(1);
+  });
+});
+
+describe('possiblePublisherAddresses: the addresses at or above every value', () => {
+  const values = (...addresses: string[]) =>
+    addresses.map(
+      (ResourceAddress) =>
+        ({ ResourceAddress, data_type: 'notification', value_type: 'x', value: 1 }) as const,
+    );
+
+  it('is every ancestor of the deepest address all values share', () => {
+    expect(possiblePublisherAddresses(values('/c/s/n/sync/ptp', '/c/s/n/sync/ptp/ens1f0'))).toEqual([
+      '/c',
+      '/c/s',
+      '/c/s/n',
+      '/c/s/n/sync',
+      '/c/s/n/sync/ptp',
+    ]);
+  });
+
+  it('compares whole segments, and is empty when the values share no address', () => {
+    expect(possiblePublisherAddresses(values('/c/s/n-1', '/c/s/n-10'))).toEqual(['/c', '/c/s']);
+    expect(possiblePublisherAddresses(values('/a/n', '/b/n'))).toEqual([]);
   });
 });
