@@ -1,11 +1,12 @@
 // @ts-check
 /**
  * A sample O-Cloud event consumer: prints each notification it receives and answers 204.
- * `npm run consumer` (PORT, default 9090); subscribe http://127.0.0.1:9090/events.
+ * `npm run consumer` (CONSUMER_PORT, default 9090; not PORT, which is npm start's); subscribe
+ * http://127.0.0.1:9090/events.
  */
 import http from 'node:http';
 
-const port = Number(process.env.PORT || 9090);
+const port = Number(process.env.CONSUMER_PORT || 9090);
 let count = 0;
 
 const server = http.createServer((req, res) => {

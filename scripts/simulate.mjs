@@ -6,13 +6,12 @@
  * 6 → 7 → 248 → 6 — then stops by itself.
  *
  * Env: BASE_URL (default http://127.0.0.1:3000), CONSUMER_URL (default http://127.0.0.1:9090/events),
- * STEPS (default 12), INTERVAL_MS (default 1500).
+ * STEPS (default 18: every node plays the whole story, recovery included), INTERVAL_MS (default 1500).
  */
 import { randomUUID } from 'node:crypto';
 
 const API = `${(process.env.BASE_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '')}/api/ocloudNotifications/v2`;
 const CONSUMER_URL = process.env.CONSUMER_URL || 'http://127.0.0.1:9090/events';
-const STEPS = Number(process.env.STEPS || 12);
 const INTERVAL_MS = Number(process.env.INTERVAL_MS || 1500);
 
 const CLUSTERS = ['east-edge-1', 'west-edge-2'];
@@ -45,6 +44,8 @@ const STORY = [
   ['ACQUIRING-SYNC', 'FREERUN', 248, 'FREERUN', 2600],
   ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 25],
 ];
+/** A node moves on every third tick: three ticks per state play every node's story to the end. */
+const STEPS = Number(process.env.STEPS || STORY.length * 3);
 
 /**
  * @param {string} method
@@ -52,12 +53,20 @@ const STORY = [
  * @param {unknown} [body]
  */
 async function call(method, path, body) {
-  const response = await fetch(`${API}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  });
+  let response;
+  try {
+    response = await fetch(`${API}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+  } catch (error) {
+    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    throw new Error(
+      `No O-Cloud Notification service answers at ${API} (${cause}). Start it with npm start, or set BASE_URL.`,
+    );
+  }
   const text = await response.text();
   return { status: response.status, body: text ? JSON.parse(text) : undefined };
 }

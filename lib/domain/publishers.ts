@@ -2,6 +2,7 @@ import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
 import { isServiceId, publisherIdFor } from './ids';
+import { requireExactMemberNames } from './member-names';
 import type { Page, PageRequest, Publisher } from './model';
 import type { PublisherStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
@@ -21,6 +22,7 @@ export class Publishers {
       );
     }
     const input = body as Record<string, unknown>;
+    requireExactMemberNames(input, ['ResourceAddress', 'EndpointUri']);
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
     if (input.EndpointUri !== undefined) validateEndpointUri(input.EndpointUri);
     const publisher: Publisher = {

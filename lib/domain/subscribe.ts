@@ -1,6 +1,7 @@
 import { BadRequestError, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import { publisherIdFor, subscriptionIdFor } from './ids';
+import { requireExactMemberNames } from './member-names';
 import type { PublisherState, Subscription } from './model';
 import type { AcceptedEvent, DeliveryPort, EndpointGate, SubscriptionStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
@@ -26,6 +27,7 @@ export class Subscribe {
       );
     }
     const input = body as Record<string, unknown>;
+    requireExactMemberNames(input, ['ResourceAddress', 'EndpointUri', 'SigningSecret']);
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
     const endpoint = validateEndpointUri(input.EndpointUri);
     const endpointUri = input.EndpointUri as string;

@@ -28,6 +28,11 @@ module.exports = async ({ resolveVariable }) => {
   const table = [{ Name: 'TableName', Value: { Ref: 'NotificationsTable' } }];
   const fn = (/** @type {string} */ name) => [{ Name: 'FunctionName', Value: `${service}-${stage}-${name}` }];
   const criticalFunctions = ['publishEvent', 'createSubscription', 'fanOut', 'deliver'];
+  // The service's own metrics (lib/metrics.ts): namespace OCloudNotifications, Service and Stage.
+  const own = [
+    { Name: 'Service', Value: service },
+    { Name: 'Stage', Value: stage },
+  ];
 
   return {
     serverErrorRate: {
@@ -77,6 +82,49 @@ module.exports = async ({ resolveVariable }) => {
             ReturnData: true,
           },
         ],
+        ...actions,
+      },
+    },
+    failedAttemptRate: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${service}-${stage}-failed-attempt-rate`,
+        AlarmDescription:
+          'More than 10% of delivery attempts failed in 2 of the last 3 five-minute periods (at least 20 attempts): consumers are down or unreachable, or egress is broken. The deliver function logs each failure with its subscription and reason.',
+        ComparisonOperator: 'GreaterThanThreshold',
+        Threshold: 10,
+        EvaluationPeriods: 3,
+        DatapointsToAlarm: 2,
+        TreatMissingData: 'notBreaching',
+        Metrics: [
+          metric('failed', 'OCloudNotifications', 'NotificationDeliveryFailures', own, 'Sum', 300),
+          metric('delivered', 'OCloudNotifications', 'NotificationsDelivered', own, 'Sum', 300),
+          {
+            Id: 'rate',
+            Label: 'failed % of attempts',
+            Expression:
+              'IF(FILL(failed, 0) + FILL(delivered, 0) >= 20, 100 * FILL(failed, 0) / (FILL(failed, 0) + FILL(delivered, 0)), 0)',
+            ReturnData: true,
+          },
+        ],
+        ...actions,
+      },
+    },
+    oldestDelivery: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${service}-${stage}-oldest-delivery`,
+        AlarmDescription:
+          'A notification has waited on the delivery queue for more than 5 minutes, 3 minutes running: one consumer failing (it is retried with back-off for up to the retry window) or delivery falling behind. Seen within about 8 minutes of the first failure, long before the retry window dead-letters it.',
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['DeliveryQueue', 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Period: 60,
+        EvaluationPeriods: 3,
+        Threshold: 300,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
         ...actions,
       },
     },

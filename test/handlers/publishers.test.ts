@@ -153,6 +153,12 @@ describe('POST /publishers', () => {
     expectProblem(await api.createPublisher(body), 400, /JSON/);
   });
 
+  it('answers 400 saying names are case-sensitive for a member in the wrong case (endpointUri)', async () => {
+    const body = { ResourceAddress: '/c/s/n', endpointUri: 'http://127.0.0.1:9/' };
+    const problem = expectProblem(await api.createPublisher(body), 400, 'case-sensitive');
+    expect(problem.detail).toBe('member names are case-sensitive: "endpointUri" must be written EndpointUri');
+  });
+
   it.each([
     { label: 'ResourceAddress missing', body: {} },
     { label: 'ResourceAddress empty', body: { ResourceAddress: '' } },

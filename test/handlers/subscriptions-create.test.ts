@@ -429,6 +429,19 @@ describe('POST /subscriptions — 400 Bad Request', () => {
     expectProblem(await api.createSubscription(body), 400, /JSON/);
   });
 
+  it.each([
+    { wrong: 'endpointUri', right: 'EndpointUri' },
+    { wrong: 'resourceAddress', right: 'ResourceAddress' },
+    { wrong: 'signingsecret', right: 'SigningSecret' },
+  ])(
+    'a member in the wrong case ($wrong) → 400 saying names are case-sensitive',
+    async ({ wrong, right }) => {
+      const body = { ResourceAddress: '/c/s/n', EndpointUri: 'http://127.0.0.1:9/', [wrong]: 'x' };
+      const problem = expectProblem(await api.createSubscription(body), 400, 'case-sensitive');
+      expect(problem.detail).toBe(`member names are case-sensitive: "${wrong}" must be written ${right}`);
+    },
+  );
+
   it('no body at all → 400', async () => {
     expectProblem(await api.createSubscription(undefined), 400);
   });

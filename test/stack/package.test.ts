@@ -55,6 +55,10 @@ async function packageStack(
   return { dir, template, keep: into !== undefined };
 }
 
+interface MetricQuery {
+  MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: unknown[] } };
+}
+
 const byType = (template: Template, type: string) =>
   Object.entries(template.Resources).filter(([, resource]) => resource.Type === type);
 
@@ -335,7 +339,7 @@ describe('serverless package --stage prod', () => {
     expect(withKey).toEqual(['ListPublishersLambdaFunction', 'ListSubscriptionsLambdaFunction']);
   });
 
-  it('alarms on the 5xx rate, on throttling and on anything dead-lettered, notifying the alarm topic', () => {
+  it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered, notifying the alarm topic', () => {
     const alarms = Object.fromEntries(
       byType(iam.template, 'AWS::CloudWatch::Alarm').map(
         ([, alarm]) => [String(alarm.Properties.AlarmName), alarm.Properties] as const,
@@ -344,6 +348,8 @@ describe('serverless package --stage prod', () => {
     expect(Object.keys(alarms).sort()).toEqual([
       'ocloud-notifications-prod-5xx-rate',
       'ocloud-notifications-prod-dead-letters',
+      'ocloud-notifications-prod-failed-attempt-rate',
+      'ocloud-notifications-prod-oldest-delivery',
       'ocloud-notifications-prod-throttling',
     ]);
     for (const alarm of Object.values(alarms)) {
@@ -353,6 +359,24 @@ describe('serverless package --stage prod', () => {
     const text = JSON.stringify(alarms);
     expect(text).toContain('"5xx"');
     expect(text).toContain('WriteThrottleEvents');
+    // The failed-attempt rate reads the metrics the deliver function prints, with their dimensions.
+    const rate = alarms['ocloud-notifications-prod-failed-attempt-rate'] as { Metrics: MetricQuery[] };
+    const stats = rate.Metrics.flatMap((m) => (m.MetricStat ? [m.MetricStat.Metric] : []));
+    expect(stats).toEqual(
+      ['NotificationDeliveryFailures', 'NotificationsDelivered'].map((MetricName) => ({
+        Namespace: 'OCloudNotifications',
+        MetricName,
+        Dimensions: [
+          { Name: 'Service', Value: 'ocloud-notifications' },
+          { Name: 'Stage', Value: 'prod' },
+        ],
+      })),
+    );
+    expect(alarms['ocloud-notifications-prod-oldest-delivery']).toMatchObject({
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['DeliveryQueue', 'QueueName'] } }],
+      Threshold: 300,
+    });
     expect(alarms['ocloud-notifications-prod-dead-letters']).toMatchObject({
       MetricName: 'ApproximateNumberOfMessagesVisible',
       Threshold: 0,

@@ -1,0 +1,187 @@
+/**
+ * What a developer running `npm start` relies on: the service's settings given in the shell reach
+ * the handlers, as the README's configuration table says — both a setting serverless.yml also sets
+ * (DELIVERY_RETRY_WINDOW_SECONDS) and one it does not (EVENT_TIME_TOLERANCE_MS) — and packaging
+ * the stack in the same checkout leaves the running server working. A DynamoDB Local of its own
+ * keeps this file's publishers out of the other end-to-end file's table-wide checks.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ensureTable, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local.mjs';
+import { type Offline, startOffline } from '../../scripts/offline.mjs';
+import { startConsumer } from '../support/consumer';
+import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+
+let db: Awaited<ReturnType<typeof startDynamoDbLocal>>;
+let api: Offline;
+const failing = http.createServer((_req, res) => res.writeHead(503).end());
+
+beforeAll(async () => {
+  db = await startDynamoDbLocal({ inMemory: true, quiet: true });
+  await ensureTable({ endpoint: db.endpoint, tableName: 'ocloud-notifications-local' });
+  api = await startOffline({
+    dynamoEndpoint: db.endpoint,
+    quiet: true,
+    env: {
+      EVENT_TIME_TOLERANCE_MS: '60000',
+      DELIVERY_RETRY_WINDOW_SECONDS: '1',
+      DELIVERY_BACKOFF_BASE_MS: '200',
+    },
+  });
+  await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
+});
+
+afterAll(async () => {
+  failing.closeAllConnections();
+  failing.close();
+  await api?.stop();
+  await db?.stop();
+});
+
+async function post(path: string, body: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${api.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : {} };
+}
+
+describe('settings given in the shell take effect under serverless offline', () => {
+  it('EVENT_TIME_TOLERANCE_MS and DELIVERY_RETRY_WINDOW_SECONDS', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const address = `${node}/sync/ptp-status/lock-state`;
+    const publisher = await post('/publishers', { ResourceAddress: address });
+    expect(publisher.status).toBe(201);
+    const { port } = failing.address() as { port: number };
+    const subscription = await post('/subscriptions', {
+      ResourceAddress: address,
+      EndpointUri: `http://127.0.0.1:${port}/events`,
+    });
+    expect(subscription.status).toBe(201);
+
+    // 30 s ahead: refused with the default tolerance of 2 s, accepted with 60 s.
+    const time = new Date(Date.now() + 30_000).toISOString();
+    const published = await post(
+      `/publishers/${publisher.body.SubscriptionId}/events`,
+      lockStateEvent({ node, time }),
+    );
+    expect(published.status, JSON.stringify(published.body)).toBe(202);
+
+    // The consumer always fails: dead-lettered once the 1 s window has ended, not after an hour.
+    const letter = await vi.waitFor(
+      async () => {
+        const response = await fetch(`${api.queue?.url}/queues/dead-letter/messages`);
+        const { messages } = (await response.json()) as { messages: { body: string }[] };
+        const found = messages
+          .map((m) => JSON.parse(m.body))
+          .find((l) => l.subscriptionId === subscription.body.SubscriptionId);
+        if (!found) throw new Error('not dead-lettered yet');
+        return found;
+      },
+      { timeout: 20_000, interval: 100 },
+    );
+    expect(letter.reason).toMatch(/^the retry window of 1 s ended/);
+  });
+});
+
+describe('packaging the stack in the same checkout', () => {
+  it('leaves the running server answering from the handlers it built', { timeout: 240_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-beside-'));
+    try {
+      await promisify(execFile)(
+        'node_modules/.bin/serverless',
+        ['package', '--stage', 'prod', '--package', dir],
+        {
+          env: {
+            ...process.env,
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            LOCAL_QUEUE_URL: '',
+          },
+          timeout: 200_000,
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+
+    const health = await fetch(`${api.url}/health`);
+    expect([health.status, await health.text()]).toEqual([200, 'OK']);
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const created = await post('/publishers', { ResourceAddress: `${node}/sync/ptp-status/lock-state` });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+  });
+});
+
+describe('npm run simulate', () => {
+  const simulate = (env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, ['scripts/simulate.mjs'], {
+      env: { ...process.env, ...env },
+      timeout: 120_000,
+    });
+
+  it("plays every node's story to its recovery by default: the consumer sees FREERUN, then LOCKED again", async () => {
+    const consumer = await startConsumer();
+    try {
+      await simulate({
+        BASE_URL: api.url.replace(/\/api\/ocloudNotifications\/v2$/, ''),
+        CONSUMER_URL: consumer.url,
+        INTERVAL_MS: '1',
+      });
+      await waitForQueueToDrain();
+      const lockStates = new Map<string, string[]>();
+      for (const { body } of consumer.received) {
+        const event = body as {
+          source: string;
+          data: { values: { ResourceAddress: string; value: unknown }[] };
+        };
+        if (event.source !== '/sync/ptp-status/lock-state') continue;
+        const [value] = event.data.values;
+        if (!value) continue;
+        lockStates.set(value.ResourceAddress, [
+          ...(lockStates.get(value.ResourceAddress) ?? []),
+          String(value.value),
+        ]);
+      }
+      expect(lockStates.size).toBe(6); // the subscribed cluster's 2 sites × 3 nodes
+      for (const [address, states] of lockStates) {
+        expect(states.lastIndexOf('LOCKED'), address).toBeGreaterThan(states.indexOf('FREERUN'));
+        expect(states.indexOf('FREERUN'), address).toBeGreaterThan(-1);
+      }
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it('says so when no service is running at BASE_URL', async () => {
+    const port = await freePort();
+    const failed = await simulate({ BASE_URL: `http://127.0.0.1:${port}` }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain(`No O-Cloud Notification service answers at http://127.0.0.1:${port}`);
+    expect(failed?.stderr).toContain('npm start');
+  });
+});
+
+/** Every notification the simulator caused has been delivered: the local queue holds none. */
+async function waitForQueueToDrain(): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      for (const name of ['fan-out', 'delivery']) {
+        const response = await fetch(`${api.queue?.url}/queues/${name}/messages`);
+        const { messages } = (await response.json()) as { messages: unknown[] };
+        if (messages.length > 0) throw new Error(`${messages.length} messages still on the ${name} queue`);
+      }
+    },
+    { timeout: 60_000, interval: 100 },
+  );
+}
