@@ -62,7 +62,8 @@ async function call(method, path, body) {
       signal: AbortSignal.timeout(10_000),
     });
   } catch (error) {
-    const cause = error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
     throw new Error(
       `No O-Cloud Notification service answers at ${API} (${cause}). Start it with npm start, or set BASE_URL.`,
     );

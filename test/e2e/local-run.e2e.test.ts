@@ -185,3 +185,43 @@ async function waitForQueueToDrain(): Promise<void> {
     { timeout: 60_000, interval: 100 },
   );
 }
+
+// Last in the file: it breaks the server on purpose.
+describe('a function that cannot be loaded', () => {
+  it('answers 5xx problem documents, /health 503 with Retry-After, never 200', {
+    timeout: 240_000,
+  }, async () => {
+    // What packaging did before each server built into a folder of its own: the server's bundles
+    // are replaced under it while it runs.
+    const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-into-'));
+    try {
+      await promisify(execFile)(
+        'node_modules/.bin/serverless',
+        ['package', '--stage', 'prod', '--package', dir],
+        {
+          env: {
+            ...process.env,
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+            LOCAL_QUEUE_URL: '',
+            OCLOUD_BUILD_FOLDER: join('.esbuild-local', String(api.port)),
+          },
+          timeout: 200_000,
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+
+    const health = await fetch(`${api.url}/health`);
+    expect(health.status).toBe(503);
+    expect(health.headers.get('retry-after')).toBe('5');
+    expect(health.headers.get('content-type')).toBe('application/problem+json');
+    expect(await health.json()).toMatchObject({ title: 'Service Unavailable', status: 503 });
+
+    const created = await post('/publishers', { ResourceAddress: '/c/s/n' });
+    expect(created.status).toBe(500);
+    expect(created.body).toMatchObject({ type: 'about:blank', title: 'Internal Server Error', status: 500 });
+    expect(String(created.body.detail)).toContain('npm start console');
+  });
+});
