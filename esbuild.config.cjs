@@ -7,7 +7,7 @@
  * ESM output (`.mjs`, which the nodejs22.x runtime and serverless offline load as modules) with
  * the packages' ESM entry points first (`module` before `main`): the AWS SDK's `dist-es` builds
  * tree-shake far better than its `dist-cjs` ones (each function about 190 KiB smaller, about 40 ms
- * faster to start; README, Performance). A CommonJS dependency that `require()`s Node's
+ * faster to start; docs/benchmarks.md). A CommonJS dependency that `require()`s Node's
  * built-ins fails in an ES module, which has no `require` ("Dynamic require of node:https is not
  * supported"): the banner gives the bundle one. None of today's bundles needs it (none contains
  * esbuild's dynamic-require shim since the metrics left aws-embedded-metrics); it keeps the next

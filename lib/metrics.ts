@@ -43,7 +43,7 @@ function lambdaProperties(): Record<string, string> {
 /**
  * The EMF records (CloudWatch embedded metric format) of one invocation's metrics: written here
  * rather than with aws-embedded-metrics, whose logger, validator and environments were a third of
- * every function's own bundle (README, Performance) for what is one JSON line on stdout.
+ * every function's own bundle (docs/benchmarks.md) for what is one JSON line on stdout.
  */
 export function emfRecords(
   recorded: Map<string, { unit: Unit; values: number[] }>,

@@ -1,7 +1,7 @@
 /**
  * The table layout, in one place. Items share the key pair (pk, sk). Ids follow from what makes a
  * subscription or publisher unique (lib/domain/ids.ts), so the item keyed by the id is also what
- * keeps it unique. Three sparse indexes serve the access patterns listed in the README:
+ * keeps it unique. Three sparse indexes serve the access patterns listed in docs/architecture.md:
  *   byAddress     (addrPk, addrSk)  subscriptions by exact address      SUBADDR#<address>        / <owner>#<gen>#<id>
  *   publisherTree (treePk, treeSk)  publisher addresses by cluster      TREE#<cluster>           / <address>/
  *   byList        (listPk, listSk)  subscriptions by owner; publishers  SUBS#<owner>#<gen>, PUBS / <createdAt>#<id>

@@ -6,7 +6,7 @@
  * keeps this file's publishers out of the other end-to-end file's table-wide checks.
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -185,6 +185,32 @@ async function waitForQueueToDrain(): Promise<void> {
     { timeout: 60_000, interval: 100 },
   );
 }
+
+describe("the README's tour", () => {
+  it('runs top to bottom as written against npm start and the sample consumer', async () => {
+    const readme = await readFile(join(process.cwd(), 'README.md'), 'utf8');
+    const tour = /## A tour of the API[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(tour, 'the tour block').toBeDefined();
+    const consumer = await startConsumer();
+    try {
+      const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', tour ?? 'false'], {
+        env: { ...process.env, PORT: String(api.port), CONSUMER_PORT: String(consumer.port) },
+        timeout: 60_000,
+      });
+      const statusLines = stdout.split('\n').filter((line) => line.startsWith('HTTP/'));
+      expect(statusLines.map((line) => line.split(' ')[1])).toEqual(['202', '202', '204', '204']);
+      expect(stdout).toContain('"SigningSecret":"whsec_');
+      expect(stdout.trimEnd().endsWith('OK')).toBe(true);
+      // The initial notification (LOCKED) at subscribe time, then HOLDOVER.
+      const values = (await consumer.waitFor(2)).map(
+        ({ body }) => (body as { data: { values: { value: string }[] } }).data.values[0]?.value,
+      );
+      expect(values).toEqual(['LOCKED', 'HOLDOVER']);
+    } finally {
+      await consumer.close();
+    }
+  });
+});
 
 // Last in the file: it breaks the server on purpose.
 describe('a function that cannot be loaded', () => {

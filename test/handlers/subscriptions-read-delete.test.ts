@@ -167,7 +167,7 @@ describe('DELETE /subscriptions/{subscriptionId}', () => {
       EndpointUri: info.EndpointUri,
     });
 
-    // Ids follow from owner, address and endpoint, so that a delete needs no read (README, table).
+    // Ids follow from owner, address and endpoint, so that a delete needs no read (docs/architecture.md).
     expect(expectSubscribed(again).SubscriptionId).toBe(info.SubscriptionId);
   });
 

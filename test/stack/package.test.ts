@@ -31,7 +31,7 @@ type Resource = {
 };
 type Template = { Resources: Record<string, Resource> };
 
-/** The per-function bundle budget the README states. */
+/** The per-function bundle budget docs/testing.md states. */
 const BUNDLE_BUDGET_BYTES = 256 * 1024;
 
 /**
