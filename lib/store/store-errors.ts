@@ -14,11 +14,16 @@ const UNAVAILABLE = new Set([
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN']);
 
-/** Throttling, an unreachable store or a missing table become a 503 with Retry-After; bugs stay bugs. */
+/**
+ * Throttling, an unreachable store, a missing table and the store's own failures (any server
+ * fault: DynamoDB's InternalServerError, DynamoDB Local's InternalFailure) become a 503 with
+ * Retry-After, once the client's retries are spent; bugs stay bugs.
+ */
 export function translateStoreError(error: unknown): unknown {
   if (!(error instanceof Error)) return error;
   const code = (error as { code?: string }).code;
-  if (UNAVAILABLE.has(error.name) || (code && NETWORK_CODES.has(code))) {
+  const serverFault = (error as { $fault?: string }).$fault === 'server';
+  if (serverFault || UNAVAILABLE.has(error.name) || (code && NETWORK_CODES.has(code))) {
     return new ServiceUnavailableError('The data store is unavailable or throttling; retry shortly', 1, {
       cause: error,
     });

@@ -5,6 +5,7 @@
  * The handlers read their configuration and build their DynamoDB client on first use, so each
  * scenario points the environment elsewhere and imports fresh copies of the handlers.
  */
+import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { lockStateEvent } from '../support/fixtures';
@@ -103,6 +104,30 @@ const requests: { route: string; send: (h: Handlers) => Promise<ApiResponse> }[]
   },
 ];
 
+const failing: http.Server[] = [];
+afterAll(() => {
+  for (const server of failing) server.close();
+});
+
+/** A store that answers every request as DynamoDB Local does when it fails inside. */
+async function failingStore(): Promise<string> {
+  const server = http.createServer((req, res) => {
+    req.resume().on('end', () => {
+      res
+        .writeHead(500, { 'content-type': 'application/x-amz-json-1.0' })
+        .end(
+          JSON.stringify({
+            __type: 'com.amazon.coral.service#InternalFailure',
+            message: 'The request processing has failed',
+          }),
+        );
+    });
+  });
+  failing.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
 function expectUnavailable(response: ApiResponse) {
   expectProblem(response, 503);
   expect(response.headers['retry-after']).toMatch(/^\d+$/);
@@ -116,6 +141,12 @@ describe.each([
   {
     scenario: 'the store endpoint does not answer (connection refused)',
     env: async () => ({ AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await freePort()}` }),
+  },
+  {
+    // What DynamoDB Local answered when it failed inside; DynamoDB's own InternalServerError and
+    // ServiceUnavailable are server faults too, retried by the client and then a 503.
+    scenario: 'the store answers 500 InternalFailure',
+    env: async () => ({ AWS_ENDPOINT_URL_DYNAMODB: await failingStore() }),
   },
 ])('when $scenario', ({ env }) => {
   const saved = { ...process.env };
