@@ -1,17 +1,21 @@
 // @ts-check
 /**
  * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000).
- * Env: PORT, DYNAMODB_PORT (default: a free port).
+ * Env: PORT, DYNAMODB_PORT (default: a free port), LOG_LEVEL (debug: everything offline and the
+ * handlers print, instead of a status line every few seconds).
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { assertPortFree, checkJava, ensureTable, startDynamoDbLocal } from './dynamodb-local.mjs';
+import { lambdaInvoker } from './local-queue.mjs';
 import { startOffline } from './offline.mjs';
+import { createLocalConsole, forEachLine } from './status-line.mjs';
 
 export const STAGE = 'local';
 /** `${self:service}-${sls:stage}` in serverless.yml for the local stage. */
 export const TABLE_NAME = `ocloud-notifications-${STAGE}`;
 const DATA_DIR = fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
+const STATUS_EVERY_MS = 5000;
 
 /**
  * Dead letters are rare and always need a person: say which subscription, which event and why.
@@ -60,16 +64,29 @@ async function main() {
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     console.log(`DynamoDB Local at ${db.endpoint}, table ${TABLE_NAME}, data in .data/dynamodb`);
 
+    const debug = process.env.LOG_LEVEL === 'debug';
     const offline = await startOffline({
       port,
       dynamoEndpoint: db.endpoint,
       stage: STAGE,
+      quiet: true,
       onDeadLetter: reportDeadLetter,
-    }).catch((error) => {
-      // Its output was forwarded already: keep only the headline.
-      throw new Error(String(error.message).split('\n')[0]);
     });
     running.push(offline.stop);
+    const localConsole = createLocalConsole({ debug });
+    if (debug) process.stdout.write(offline.output());
+    forEachLine(offline.process.stdout, localConsole.line);
+    forEachLine(offline.process.stderr, localConsole.line);
+    // The gauges (active subscriptions and publishers) come from the function that emits them
+    // every minute when deployed; here it runs as often as the status line.
+    const invoke = lambdaInvoker({ port: offline.lambdaPort });
+    const showStatus = async () => {
+      await invoke('emitGauges', {}).catch(() => undefined);
+      const status = localConsole.status();
+      if (status && !stopping) console.log(status);
+    };
+    const timer = setInterval(showStatus, STATUS_EVERY_MS);
+    running.push(async () => clearInterval(timer));
     offline.process.once('exit', (code, signal) => {
       if (stopping) return;
       console.error(`serverless offline exited (${code ?? signal}); stopping.`);
@@ -79,6 +96,11 @@ async function main() {
       `Local delivery queue at ${offline.queue?.url} (dead letters: GET ${offline.queue?.url}/queues/dead-letter/messages)`,
     );
     console.log(`\nO-Cloud Notification API ready at ${offline.url}\n`);
+    if (!debug)
+      console.log(
+        `A status line every ${STATUS_EVERY_MS / 1000} s when something changed; LOG_LEVEL=debug npm start shows every log line.`,
+      );
+    await showStatus();
   } catch (error) {
     if (stopping) return;
     console.error(error instanceof Error ? error.message : String(error));

@@ -113,14 +113,12 @@ afterAll(() => {
 async function failingStore(): Promise<string> {
   const server = http.createServer((req, res) => {
     req.resume().on('end', () => {
-      res
-        .writeHead(500, { 'content-type': 'application/x-amz-json-1.0' })
-        .end(
-          JSON.stringify({
-            __type: 'com.amazon.coral.service#InternalFailure',
-            message: 'The request processing has failed',
-          }),
-        );
+      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' }).end(
+        JSON.stringify({
+          __type: 'com.amazon.coral.service#InternalFailure',
+          message: 'The request processing has failed',
+        }),
+      );
     });
   });
   failing.push(server);

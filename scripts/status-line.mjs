@@ -1,0 +1,123 @@
+/**
+ * The console of `npm start`: quiet by default, with one human status line every few seconds,
+ * and everything serverless offline and the handlers print behind LOG_LEVEL=debug.
+ *
+ * The counts come from what the handlers already print: their embedded-metric records (one JSON
+ * line with `_aws` per invocation that counted something), the same records CloudWatch reads
+ * when deployed. Error log lines and anything unexpected are still shown; offline's banner, its
+ * per-request lines and the handlers' info and warning lines are not (a consumer that keeps
+ * failing shows as a growing "failed attempts", dead letters get a line of their own).
+ */
+
+/** @typedef {{ published: number, delivered: number, failed: number, deadLettered: number, subscriptions?: number, publishers?: number }} Counts */
+
+const COUNTERS = /** @type {const} */ ({
+  EventsPublished: 'published',
+  NotificationsDelivered: 'delivered',
+  NotificationDeliveryFailures: 'failed',
+  NotificationsDeadLettered: 'deadLettered',
+});
+const GAUGES = /** @type {const} */ ({
+  ActiveSubscriptions: 'subscriptions',
+  ActivePublishers: 'publishers',
+});
+
+/** serverless offline's own chatter: its banner, function list and one pair of lines per request. */
+const OFFLINE_NOISE = [
+  /^\s*$/,
+  /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|ANY) \//,
+  /^\(λ: /,
+  /^Starting Offline/,
+  /^Offline \[/,
+  /^Function names exposed/,
+  /^ {3}\* /,
+  /^Scheduling \[/,
+  /^Server ready/,
+  /^[│┌└├]/,
+];
+
+/**
+ * @param {{ debug?: boolean, print?: (text: string) => void }} [options]
+ */
+export function createLocalConsole({
+  debug = false,
+  print = (text) => process.stdout.write(`${text}\n`),
+} = {}) {
+  /** @type {Counts} */
+  const counts = { published: 0, delivered: 0, failed: 0, deadLettered: 0 };
+  let lastShown = '';
+
+  /** @param {Record<string, unknown>} record an EMF record */
+  const count = (record) => {
+    for (const [metric, key] of Object.entries(COUNTERS)) {
+      const value = record[metric];
+      if (value !== undefined) counts[key] += values(value).reduce((sum, v) => sum + v, 0);
+    }
+    for (const [metric, key] of Object.entries(GAUGES)) {
+      const value = record[metric];
+      if (value !== undefined) counts[key] = values(value).at(-1);
+    }
+  };
+
+  return {
+    counts,
+    /** One line the service printed. */
+    line(/** @type {string} */ text) {
+      /** @type {Record<string, unknown> | undefined} */
+      let json;
+      if (text.startsWith('{')) {
+        try {
+          json = JSON.parse(text);
+        } catch {
+          json = undefined;
+        }
+      }
+      if (json?._aws) count(json);
+      if (debug) return print(text);
+      if (json?._aws) return;
+      if (json && typeof json.level === 'string') {
+        if (json.level === 'error')
+          print(`error: ${json.message ?? text}${json.route ? ` (${json.route})` : ''}`);
+        return;
+      }
+      if (!OFFLINE_NOISE.some((noise) => noise.test(text))) print(text);
+    },
+    /** The status line, or undefined when nothing changed since the last one. */
+    status(now = new Date()) {
+      const known = (/** @type {number | undefined} */ n) => (n === undefined ? '?' : String(n));
+      const text = [
+        `subscriptions ${known(counts.subscriptions)}`,
+        `publishers ${known(counts.publishers)}`,
+        `events published ${counts.published}`,
+        `delivered ${counts.delivered}`,
+        `failed attempts ${counts.failed}`,
+        `dead-lettered ${counts.deadLettered}`,
+      ].join(' · ');
+      if (text === lastShown) return undefined;
+      lastShown = text;
+      return `[${now.toISOString().slice(11, 19)}] ${text}`;
+    },
+  };
+}
+
+/** An EMF value: a number, or an array of them when one record carries several. */
+function values(/** @type {unknown} */ value) {
+  return (Array.isArray(value) ? value : [value]).map((v) => Number(v) || 0);
+}
+
+/**
+ * Splits a stream into lines for `onLine`.
+ * @param {NodeJS.ReadableStream | null | undefined} stream
+ * @param {(line: string) => void} onLine
+ */
+export function forEachLine(stream, onLine) {
+  let rest = '';
+  stream?.on('data', (chunk) => {
+    const lines = (rest + chunk.toString()).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) onLine(line);
+  });
+  stream?.on('end', () => {
+    if (rest) onLine(rest);
+  });
+}
