@@ -6,15 +6,17 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { assertPortFree, checkJava, ensureTable, startDynamoDbLocal } from './dynamodb-local.mjs';
+import { assertPortFree, checkJava, ensureTable } from './dynamodb-local.mjs';
 import { lambdaInvoker } from './local-queue.mjs';
 import { startOffline } from './offline.mjs';
 import { createLocalConsole, forEachLine } from './status-line.mjs';
+import { superviseDynamoDbLocal } from './supervised-dynamodb.mjs';
 
 export const STAGE = 'local';
 /** `${self:service}-${sls:stage}` in serverless.yml for the local stage. */
 export const TABLE_NAME = `ocloud-notifications-${STAGE}`;
-const DATA_DIR = fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
+const DATA_DIR =
+  process.env.LOCAL_DYNAMODB_DIR || fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
 const STATUS_EVERY_MS = 5000;
 
 /**
@@ -54,15 +56,12 @@ async function main() {
     checkJava();
     await assertPortFree(port);
     await mkdir(DATA_DIR, { recursive: true });
-    const db = await startDynamoDbLocal({ port: dynamoPort, dbPath: DATA_DIR, quiet: true });
+    const db = await superviseDynamoDbLocal({ port: dynamoPort, dbPath: DATA_DIR });
     running.push(db.stop);
-    db.process.once('exit', (code, signal) => {
-      if (stopping) return;
-      console.error(`DynamoDB Local exited (${code ?? signal}); stopping.`);
-      shutdown(1);
-    });
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-    console.log(`DynamoDB Local at ${db.endpoint}, table ${TABLE_NAME}, data in .data/dynamodb`);
+    console.log(
+      `DynamoDB Local at ${db.endpoint} (pid ${db.process().pid}), table ${TABLE_NAME}, data in ${DATA_DIR}`,
+    );
 
     const debug = process.env.LOG_LEVEL === 'debug';
     const offline = await startOffline({

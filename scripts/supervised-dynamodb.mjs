@@ -1,0 +1,60 @@
+// @ts-check
+/**
+ * DynamoDB Local under `npm start`, started again when it dies. It comes back on the same port and
+ * the same data, so the handlers, whose endpoint does not change, simply reconnect: while it is
+ * down their calls are refused and every route answers 503 with Retry-After (GET /health too).
+ */
+import { startDynamoDbLocal } from './dynamodb-local.mjs';
+
+const FIRST_RETRY_MS = 1000;
+const LONGEST_RETRY_MS = 30_000;
+
+/**
+ * @param {{ port: number, dbPath: string, log?: (text: string) => void }} options
+ */
+export async function superviseDynamoDbLocal({ port, dbPath, log = (text) => console.error(text) }) {
+  let current = await startDynamoDbLocal({ port, dbPath, quiet: true });
+  const fixedPort = Number(new URL(current.endpoint).port);
+  let stopping = false;
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+
+  const restart = (/** @type {number} */ waitMs) => {
+    timer = setTimeout(async () => {
+      if (stopping) return;
+      try {
+        current = await startDynamoDbLocal({ port: fixedPort, dbPath, quiet: true });
+        log('DynamoDB Local is back, on the same data: requests are served again.');
+        watch();
+      } catch (error) {
+        const next = Math.min(waitMs * 2, LONGEST_RETRY_MS);
+        log(
+          `DynamoDB Local did not start (${String(error instanceof Error ? error.message : error).split('\n')[0]}); trying again in ${next / 1000} s.`,
+        );
+        restart(next);
+      }
+    }, waitMs);
+  };
+
+  const watch = () => {
+    current.process.once('exit', (code, signal) => {
+      if (stopping) return;
+      log(
+        `DynamoDB Local exited (${code ?? signal}); starting it again in ${FIRST_RETRY_MS / 1000} s on the same data. Requests answer 503 meanwhile.`,
+      );
+      restart(FIRST_RETRY_MS);
+    });
+  };
+  watch();
+
+  return {
+    endpoint: current.endpoint,
+    /** The DynamoDB Local process running now (for tests that kill it). */
+    process: () => current.process,
+    async stop() {
+      stopping = true;
+      clearTimeout(timer);
+      await current.stop();
+    },
+  };
+}
