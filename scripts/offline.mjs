@@ -34,7 +34,7 @@ import { lambdaInvoker, startLocalQueue } from './local-queue.mjs';
 export const API_PATH = '/api/ocloudNotifications/v2';
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
 const NO_CONTENT_PRELOAD = fileURLToPath(new URL('./offline-no-content.cjs', import.meta.url));
-const LAMBDA_ERRORS_PRELOAD = fileURLToPath(new URL('./offline-lambda-errors.cjs', import.meta.url));
+const PROBLEMS_PRELOAD = fileURLToPath(new URL('./offline-problems.cjs', import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /**
@@ -62,7 +62,7 @@ export async function startOffline({
     '--require',
     NO_CONTENT_PRELOAD,
     '--require',
-    LAMBDA_ERRORS_PRELOAD,
+    PROBLEMS_PRELOAD,
     SERVERLESS_BIN,
     'offline',
     'start',

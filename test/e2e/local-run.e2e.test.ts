@@ -212,6 +212,99 @@ describe("the README's tour", () => {
   });
 });
 
+/** One raw request, exactly as written (fetch would normalise the path). */
+function raw(
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: Buffer | string,
+): Promise<{ status: number; type: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(
+      { host: '127.0.0.1', port: api.port, method, path: `/api/ocloudNotifications/v2${path}`, headers },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            type: String(response.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
+function expectProblemAnswer(answer: { status: number; type: string; body: string }, status?: number) {
+  expect(answer.status, answer.body).toBeGreaterThanOrEqual(400);
+  expect(answer.status, answer.body).toBeLessThan(500);
+  if (status) expect(answer.status).toBe(status);
+  expect(answer.type).toMatch(/^application\/problem\+json/);
+  const document = JSON.parse(answer.body);
+  expect(Object.keys(document).sort()).toEqual(['detail', 'status', 'title', 'type']);
+  expect(document.status).toBe(answer.status);
+}
+
+describe('what serverless offline would refuse by itself is a problem document', () => {
+  it('a generated corpus of malformed percent-encodings in paths and queries', async () => {
+    const pieces = [
+      '%',
+      '%Z',
+      '%ZZ',
+      '%E',
+      '%ED%A0%80',
+      '%C0%AF',
+      '%FF',
+      '%F0%9F',
+      '%%41',
+      '%2',
+      '%G1',
+      'a',
+      '5',
+      '%41',
+    ];
+    let seed = 7;
+    const pick = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return pieces[seed % pieces.length] ?? '%';
+    };
+    const cases: string[] = [
+      '/subscriptions/%ZZ',
+      '/subscriptions/%ED%A0%80',
+      '/%ZZ/CurrentState',
+      '/subscriptions?ResourceAddress=%ZZ',
+    ];
+    for (let i = 0; i < 200; i++) {
+      const junk = `${pick()}${pick()}${pick()}%${pick()}`;
+      cases.push(i % 2 ? `/subscriptions/${junk}` : `/publishers?ResourceAddress=/${junk}`);
+    }
+    for (const path of cases) {
+      const answer = await raw('GET', path);
+      if (answer.status < 400) continue; // some draws are valid encodings
+      expectProblemAnswer(answer);
+    }
+    expectProblemAnswer(await raw('GET', '/subscriptions/%ZZ'), 400);
+    expectProblemAnswer(await raw('GET', '/subscriptions/%ED%A0%80'), 400);
+  });
+
+  it.each(['garbage', 'application/json, text/plain', 'text/plain; charset', ';', 'application/'])(
+    'a Content-Type of %j → a 4xx problem document',
+    async (type) => {
+      expectProblemAnswer(await raw('POST', '/publishers', { 'content-type': type }, '{}'));
+    },
+  );
+
+  it('a body over 10 MiB → 413, a request line over 16 KiB → 431', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
+    expectProblemAnswer(await raw('POST', '/publishers', { 'content-type': 'application/json' }, big), 413);
+    expectProblemAnswer(await raw('GET', `/subscriptions?x=${'a'.repeat(20_000)}`), 431);
+  });
+});
+
 // Last in the file: it breaks the server on purpose.
 describe('a function that cannot be loaded', () => {
   it('answers 5xx problem documents, /health 503 with Retry-After, never 200', {
