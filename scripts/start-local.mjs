@@ -7,6 +7,7 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local.mjs';
+import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers.mjs';
 import { lambdaInvoker } from './local-queue.mjs';
 import { startOffline } from './offline.mjs';
 import { createLocalConsole, forEachLine } from './status-line.mjs';
@@ -54,9 +55,27 @@ async function main() {
 
   try {
     checkJava();
-    await assertPortFree(port);
     await mkdir(DATA_DIR, { recursive: true });
-    const db = await superviseDynamoDbLocal({ port: dynamoPort, dbPath: DATA_DIR });
+    const stopped = await stopLeftovers(DATA_DIR);
+    if (stopped.length > 0)
+      console.log(`Stopped what a previous npm start left running: ${stopped.join(', ')}`);
+    await assertPortFree(port);
+    /** @type {{ pid: number, what: string }[]} */
+    const children = [];
+    const record = (/** @type {string} */ what, /** @type {number | undefined} */ pid) => {
+      if (!pid) return;
+      const i = children.findIndex((child) => child.what === what);
+      if (i >= 0) children.splice(i, 1);
+      children.push({ pid, what });
+      recordProcesses(DATA_DIR, children).catch(() => undefined);
+    };
+    running.push(() => forgetProcesses(DATA_DIR));
+    const db = await superviseDynamoDbLocal({
+      port: dynamoPort,
+      dbPath: DATA_DIR,
+      onStarted: (pid) => record('DynamoDB Local', pid),
+    });
+    record('DynamoDB Local', db.process().pid);
     running.push(db.stop);
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     console.log(
@@ -72,6 +91,7 @@ async function main() {
       onDeadLetter: reportDeadLetter,
     });
     running.push(offline.stop);
+    record('serverless offline', offline.process.pid);
     const localConsole = createLocalConsole({ debug });
     if (debug) process.stdout.write(offline.output());
     forEachLine(offline.process.stdout, localConsole.line);

@@ -10,9 +10,14 @@ const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
 
 /**
- * @param {{ port: number, dbPath: string, log?: (text: string) => void }} options
+ * @param {{ port: number, dbPath: string, log?: (text: string) => void, onStarted?: (pid: number) => void }} options
  */
-export async function superviseDynamoDbLocal({ port, dbPath, log = (text) => console.error(text) }) {
+export async function superviseDynamoDbLocal({
+  port,
+  dbPath,
+  log = (text) => console.error(text),
+  onStarted = () => {},
+}) {
   let current = await startDynamoDbLocal({ port, dbPath, quiet: true });
   const fixedPort = Number(new URL(current.endpoint).port);
   let stopping = false;
@@ -24,6 +29,7 @@ export async function superviseDynamoDbLocal({ port, dbPath, log = (text) => con
       if (stopping) return;
       try {
         current = await startDynamoDbLocal({ port: fixedPort, dbPath, quiet: true });
+        if (current.process.pid) onStarted(current.process.pid);
         log('DynamoDB Local is back, on the same data: requests are served again.');
         watch();
       } catch (error) {

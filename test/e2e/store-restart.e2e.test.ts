@@ -35,9 +35,9 @@ beforeAll(async () => {
     () => {
       if (!output.includes('ready at')) throw new Error(`not ready yet:\n${output}`);
     },
-    { timeout: 90_000, interval: 200 },
+    { timeout: 150_000, interval: 200 },
   );
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   if (launcher?.pid && launcher.exitCode === null) {
@@ -78,7 +78,7 @@ async function send(method: string, path: string, body?: unknown): Promise<Answe
 
 describe('DynamoDB Local killed under load', () => {
   it('answers only 2xx, 4xx and 503 with Retry-After meanwhile, and recovers on the same data', {
-    timeout: 120_000,
+    timeout: 240_000,
   }, async () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
     const before = await send('POST', '/publishers', {

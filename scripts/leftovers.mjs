@@ -1,0 +1,85 @@
+// @ts-check
+/**
+ * What a killed `npm start` leaves behind. Its DynamoDB Local and serverless offline run in
+ * process groups of their own (so that Ctrl-C reaches them in order); when the launcher itself is
+ * killed with SIGKILL nothing stops them, and they keep the ports and the data. The launcher
+ * records their process groups in a file beside the data; the next start stops whatever of them
+ * still runs this project's code, and says so.
+ */
+import { readFileSync, readlinkSync } from 'node:fs';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+
+/** @typedef {{ pid: number, what: string }} Recorded */
+/** @typedef {{ launcher: number, children: Recorded[] }} Record */
+
+/** @param {string} dataDir */
+export function leftoversFile(dataDir) {
+  return join(dataDir, 'npm-start.pids.json');
+}
+
+/** @param {number} pid */
+function runsThisProject(pid) {
+  try {
+    process.kill(pid, 0);
+    return (
+      readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(PROJECT_DIR) ||
+      `${readlinkSync(`/proc/${pid}/cwd`)}/` === PROJECT_DIR
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Stops the process groups a previous launcher recorded, if it is gone and they still run this
+ * project's code; refuses to start beside a launcher that still runs on the same data.
+ * @param {string} dataDir
+ * @returns {Promise<string[]>} what was stopped, e.g. "DynamoDB Local (pid 1234)"
+ */
+export async function stopLeftovers(dataDir) {
+  /** @type {Record} */
+  let recorded;
+  try {
+    recorded = JSON.parse(readFileSync(leftoversFile(dataDir), 'utf8'));
+  } catch {
+    return [];
+  }
+  if (recorded.launcher !== process.pid && runsThisProject(recorded.launcher)) {
+    throw new Error(
+      `npm start is already running on this data (pid ${recorded.launcher}); stop it first (Ctrl-C in its terminal, or kill ${recorded.launcher}).`,
+    );
+  }
+  const alive = recorded.children.filter(({ pid }) => runsThisProject(pid));
+  for (const { pid } of alive) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      process.kill(pid, 'SIGKILL');
+    }
+  }
+  const deadline = Date.now() + 5000;
+  while (alive.some(({ pid }) => runsThisProject(pid)) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await rm(leftoversFile(dataDir), { force: true });
+  return alive.map(({ pid, what }) => `${what} (pid ${pid})`);
+}
+
+/**
+ * @param {string} dataDir
+ * @param {Recorded[]} processes
+ */
+export async function recordProcesses(dataDir, processes) {
+  /** @type {Record} */
+  const record = { launcher: process.pid, children: processes };
+  await writeFile(leftoversFile(dataDir), JSON.stringify(record));
+}
+
+/** @param {string} dataDir */
+export async function forgetProcesses(dataDir) {
+  await rm(leftoversFile(dataDir), { force: true });
+}
