@@ -53,6 +53,29 @@ async function post(path: string, body: unknown): Promise<{ status: number; body
   return { status: response.status, body: text ? JSON.parse(text) : {} };
 }
 
+/** `serverless package --stage prod` in this checkout, into a temporary folder; `buildFolder`: esbuild's work folder. */
+async function packageStack(buildFolder?: string): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-'));
+  try {
+    await promisify(execFile)(
+      'node_modules/.bin/serverless',
+      ['package', '--stage', 'prod', '--package', dir],
+      {
+        env: {
+          ...process.env,
+          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+          LOCAL_QUEUE_URL: '',
+          ...(buildFolder ? { OCLOUD_BUILD_FOLDER: buildFolder } : {}),
+        },
+        timeout: 200_000,
+        maxBuffer: 16 * 1024 * 1024,
+      },
+    );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('settings given in the shell take effect under serverless offline', () => {
   it('EVENT_TIME_TOLERANCE_MS and DELIVERY_RETRY_WINDOW_SECONDS', async () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
@@ -93,24 +116,7 @@ describe('settings given in the shell take effect under serverless offline', () 
 
 describe('packaging the stack in the same checkout', () => {
   it('leaves the running server answering from the handlers it built', { timeout: 240_000 }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-beside-'));
-    try {
-      await promisify(execFile)(
-        'node_modules/.bin/serverless',
-        ['package', '--stage', 'prod', '--package', dir],
-        {
-          env: {
-            ...process.env,
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-            LOCAL_QUEUE_URL: '',
-          },
-          timeout: 200_000,
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await packageStack();
 
     const health = await fetch(`${api.url}/health`);
     expect([health.status, await health.text()]).toEqual([200, 'OK']);
@@ -312,25 +318,7 @@ describe('a function that cannot be loaded', () => {
   }, async () => {
     // What packaging did before each server built into a folder of its own: the server's bundles
     // are replaced under it while it runs.
-    const dir = await mkdtemp(join(tmpdir(), 'ocloud-package-into-'));
-    try {
-      await promisify(execFile)(
-        'node_modules/.bin/serverless',
-        ['package', '--stage', 'prod', '--package', dir],
-        {
-          env: {
-            ...process.env,
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-            LOCAL_QUEUE_URL: '',
-            OCLOUD_BUILD_FOLDER: join('.esbuild-local', String(api.port)),
-          },
-          timeout: 200_000,
-          maxBuffer: 16 * 1024 * 1024,
-        },
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await packageStack(join('.esbuild-local', String(api.port)));
 
     const health = await fetch(`${api.url}/health`);
     expect(health.status).toBe(503);

@@ -48,6 +48,20 @@ function coldPublish(store: PublisherStore = publisherStore(), clock: () => numb
   return { publish: new Publish(store, delivery, settings, clock), delivery };
 }
 
+/** The refusals of a cold and of a warm instance for the same event, which must be the same 400. */
+async function refusedColdAndWarm(id: string, node: string, wrong: unknown) {
+  const warm = coldPublish();
+  await warm.publish.publish(id, lockStateEvent({ node }));
+  const [cold, known] = await Promise.all([
+    coldRefusal(id, wrong),
+    warm.publish.publish(id, wrong).catch((e: unknown) => e),
+  ]);
+  expect(cold).toBeInstanceOf(BadRequestError);
+  expect(known).toBeInstanceOf(BadRequestError);
+  expect((cold as BadRequestError).detail).toBe((known as BadRequestError).detail);
+  return { cold: cold as BadRequestError };
+}
+
 /** What a cold instance's publish is refused with (a test fails if it is accepted). */
 async function coldRefusal(publisherId: string, body: unknown): Promise<unknown> {
   const outcome = await coldPublish()
@@ -125,17 +139,7 @@ describe('the first publish on an instance that does not know the publisher', ()
   it('gives the same answer for a wrong source as an instance that knows the address', async () => {
     const { node, id } = await registeredPublisher();
     const wrong = { ...lockStateEvent({ node }), source: '/ptp-status/lock-stat', type: 'event.x.y.z' };
-    const warm = coldPublish();
-    await warm.publish.publish(id, lockStateEvent({ node }));
-
-    const [cold, known] = await Promise.all([
-      coldRefusal(id, wrong),
-      warm.publish.publish(id, wrong).catch((e: unknown) => e),
-    ]);
-
-    expect(cold).toBeInstanceOf(BadRequestError);
-    expect(known).toBeInstanceOf(BadRequestError);
-    expect((cold as BadRequestError).detail).toBe((known as BadRequestError).detail);
+    await refusedColdAndWarm(id, node, wrong);
   });
 
   it('accepts any whole-segment suffix of the address as the source', async () => {
@@ -293,18 +297,8 @@ describe("values[].ResourceAddress must lie at or under the publisher's address"
       ...event,
       data: { version: '1.0', values: lockStateEvent({ node: other.node }).data.values },
     };
-    const warm = coldPublish();
-    await warm.publish.publish(id, lockStateEvent({ node }));
-
-    const [cold, known] = await Promise.all([
-      coldRefusal(id, wrong),
-      warm.publish.publish(id, wrong).catch((e: unknown) => e),
-    ]);
-
-    expect(cold).toBeInstanceOf(BadRequestError);
-    expect(known).toBeInstanceOf(BadRequestError);
-    expect((cold as BadRequestError).detail).toBe((known as BadRequestError).detail);
-    expect((cold as BadRequestError).detail).toContain('data.values[0].ResourceAddress');
+    const { cold } = await refusedColdAndWarm(id, node, wrong);
+    expect(cold.detail).toContain('data.values[0].ResourceAddress');
   });
 
   it('accepts values at the address and under it (a port of the clock)', async () => {
