@@ -34,6 +34,17 @@ function runsThisProject(pid) {
   }
 }
 
+/** Exited, its files (and so its ports) closed: no such process, or a zombie not reaped yet. */
+function gone(/** @type {number} */ pid) {
+  try {
+    process.kill(pid, 0);
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return /^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true;
+  }
+}
+
 /**
  * Stops the process groups a previous launcher recorded, if it is gone and they still run this
  * project's code; refuses to start beside a launcher that still runs on the same data.
@@ -62,7 +73,7 @@ export async function stopLeftovers(dataDir) {
     }
   }
   const deadline = Date.now() + 5000;
-  while (alive.some(({ pid }) => runsThisProject(pid)) && Date.now() < deadline) {
+  while (alive.some(({ pid }) => !gone(pid)) && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   await rm(leftoversFile(dataDir), { force: true });

@@ -37,6 +37,22 @@ function reportDeadLetter({ body, deadLetterSourceQueue }) {
   }
 }
 
+/**
+ * A port a killed process held comes free a moment after it exits.
+ * @param {number} port @param {number} ms
+ */
+async function portFreeWithin(port, ms) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await assertPortFree(port);
+    } catch (error) {
+      if (Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 async function main() {
   const port = Number(process.env.PORT || 3000);
   const dynamoPort = Number(process.env.DYNAMODB_PORT || 0);
@@ -59,7 +75,7 @@ async function main() {
     const stopped = await stopLeftovers(DATA_DIR);
     if (stopped.length > 0)
       console.log(`Stopped what a previous npm start left running: ${stopped.join(', ')}`);
-    await assertPortFree(port);
+    await portFreeWithin(port, stopped.length > 0 ? 5000 : 0);
     /** @type {{ pid: number, what: string }[]} */
     const children = [];
     const record = (/** @type {string} */ what, /** @type {number | undefined} */ pid) => {
