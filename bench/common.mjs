@@ -33,12 +33,18 @@ export const CJS_MAIN_BUILD = {
 
 /**
  * esbuild's JS API options equal to what serverless-esbuild passes esbuild for the config file:
- * its own options (`exclude`, `packager`, `outputFileExtension`) mapped or dropped.
+ * its own options (`exclude`, `packager`, `outputFileExtension`, `outputWorkFolder`) mapped or dropped.
  * @param {Record<string, unknown>} [overrides]
  * @returns {import('esbuild').BuildOptions}
  */
 export function esbuildOptions(overrides = {}) {
-  const { exclude = [], packager: _packager, outputFileExtension: _extension, ...options } = BUNDLING;
+  const {
+    exclude = [],
+    packager: _packager,
+    outputFileExtension: _extension,
+    outputWorkFolder: _workFolder,
+    ...options
+  } = BUNDLING;
   return {
     ...options,
     external: /** @type {string[]} */ (exclude),
