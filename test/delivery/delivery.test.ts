@@ -106,7 +106,8 @@ describe('queued delivery', () => {
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     try {
-      await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(3));
+      // Retries come back in whole seconds, as SQS's visibility time-outs do.
+      await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(3), { timeout: 5000 });
       expect(received).toEqual(expect.arrayContaining(events));
     } finally {
       server.closeAllConnections();
@@ -210,8 +211,10 @@ describe('queued delivery', () => {
       );
       // Back to back: each is accepted before the previous one is delivered.
       for (const event of events) await publishAccepted(pub.id, event);
-      await vi.waitFor(() =>
-        expect(slowish.received.map((r) => (r.body as { id: string }).id)).toContain(events[2]?.id),
+      // A later event waiting behind an earlier one is retried in whole seconds, as SQS's visibility time-outs are.
+      await vi.waitFor(
+        () => expect(slowish.received.map((r) => (r.body as { id: string }).id)).toContain(events[2]?.id),
+        { timeout: 5000 },
       );
       await waitForQueueIdle({ concerning: pub.address });
       const times = slowish.received.map((r) => Date.parse((r.body as { time: string }).time));
