@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000).
- * Env: PORT, DYNAMODB_PORT (default: a free port).
+ * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000),
+ * with the local queue (messages kept in .data/queue.db) and its poller.
+ * Env: PORT, DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
+ * LOCAL_QUEUE_FILE (default: .data/queue.db).
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,7 +13,11 @@ import { startOffline } from './offline.mjs';
 export const STAGE = 'local';
 /** `${self:service}-${sls:stage}` in serverless.yml for the local stage. */
 export const TABLE_NAME = `ocloud-notifications-${STAGE}`;
-const DATA_DIR = fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
+const DATA_DIR =
+  process.env.LOCAL_DYNAMODB_DIR || fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
+/** The local queue's messages: what was accepted and not yet delivered survives a restart. */
+export const QUEUE_FILE =
+  process.env.LOCAL_QUEUE_FILE || fileURLToPath(new URL('../.data/queue.db', import.meta.url));
 
 /**
  * Dead letters are rare and always need a person: say which subscription, which event and why.
@@ -58,12 +64,13 @@ async function main() {
       shutdown(1);
     });
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-    console.log(`DynamoDB Local at ${db.endpoint}, table ${TABLE_NAME}, data in .data/dynamodb`);
+    console.log(`DynamoDB Local at ${db.endpoint}, table ${TABLE_NAME}, data in ${DATA_DIR}`);
 
     const offline = await startOffline({
       port,
       dynamoEndpoint: db.endpoint,
       stage: STAGE,
+      queuePath: QUEUE_FILE,
       onDeadLetter: reportDeadLetter,
     }).catch((error) => {
       // Its output was forwarded already: keep only the headline.
@@ -76,7 +83,7 @@ async function main() {
       shutdown(code ?? 1);
     });
     console.log(
-      `Local delivery queue at ${offline.queue?.url} (dead letters: GET ${offline.queue?.url}/queues/dead-letter/messages)`,
+      `Local queue (SQS protocol) at ${offline.queue?.url}, messages in ${QUEUE_FILE}; dead letters: npm run dead-letters`,
     );
     console.log(`\nO-Cloud Notification API ready at ${offline.url}\n`);
   } catch (error) {

@@ -73,12 +73,14 @@ const toMessage = (row) => ({
 export const md5 = (/** @type {string} */ text) => createHash('md5').update(text, 'utf8').digest('hex');
 
 /**
- * Opens (and creates) the file. A message that was received but neither deleted nor given a new
- * visibility was in the hands of an invocation that is gone with the previous process: it is
- * visible again at once, as SQS would show it once that invocation's time-out had passed.
+ * Opens (and creates) the file. When the queue server opens it (`recover`), a message that was
+ * received but neither deleted nor given a new visibility was in the hands of an invocation that
+ * is gone with the previous process: it is visible again at once, as SQS would show it once that
+ * invocation's time-out had passed. A tool reading beside a running server does not recover.
  * @param {string} path
+ * @param {{ recover?: boolean }} [options]
  */
-export function openQueueStore(path) {
+export function openQueueStore(path, { recover = true } = {}) {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -86,7 +88,7 @@ export function openQueueStore(path) {
   // `npm run dead-letters` writes from another process while the server runs.
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
-  db.prepare('UPDATE messages SET visible_at = ?, leased = 0 WHERE leased = 1').run(Date.now());
+  if (recover) db.prepare('UPDATE messages SET visible_at = ?, leased = 0 WHERE leased = 1').run(Date.now());
 
   const insert = db.prepare(
     'INSERT INTO messages (queue, message_id, body, sent_at, visible_at) VALUES (?, ?, ?, ?, ?)',
