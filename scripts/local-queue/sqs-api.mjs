@@ -132,17 +132,7 @@ export async function runAction(context, action, input) {
       return { Successful: entries.map((entry) => ({ Id: String(entry.Id) })), Failed: [] };
     }
     case 'ChangeMessageVisibility': {
-      const queue = queueOf();
-      const seconds = integer(
-        input.VisibilityTimeout,
-        undefined,
-        0,
-        MAX_VISIBILITY_SECONDS,
-        'VisibilityTimeout',
-      );
-      if (!context.store.changeVisibility(queue, String(input.ReceiptHandle ?? ''), seconds * 1000)) {
-        throw staleReceipt();
-      }
+      changeVisibility(context, queueOf(), input);
       context.changed();
       return {};
     }
@@ -156,16 +146,7 @@ export async function runAction(context, action, input) {
       for (const entry of entries) {
         const id = String(entry.Id);
         try {
-          const seconds = integer(
-            entry.VisibilityTimeout,
-            undefined,
-            0,
-            MAX_VISIBILITY_SECONDS,
-            'VisibilityTimeout',
-          );
-          if (!context.store.changeVisibility(queue, String(entry.ReceiptHandle ?? ''), seconds * 1000)) {
-            throw staleReceipt();
-          }
+          changeVisibility(context, queue, entry);
           successful.push({ Id: id });
         } catch (error) {
           const code = error instanceof SqsApiError ? error.code : 'InternalError';
@@ -198,6 +179,17 @@ export async function runAction(context, action, input) {
     }
     default:
       throw new SqsApiError('InvalidAction', `The local queue does not implement ${action || 'this action'}`);
+  }
+}
+
+/**
+ * One visibility change, of a call or of a batch entry.
+ * @param {SqsApiContext} context @param {string} queue @param {Record<string, unknown>} input
+ */
+function changeVisibility(context, queue, input) {
+  const seconds = integer(input.VisibilityTimeout, undefined, 0, MAX_VISIBILITY_SECONDS, 'VisibilityTimeout');
+  if (!context.store.changeVisibility(queue, String(input.ReceiptHandle ?? ''), seconds * 1000)) {
+    throw staleReceipt();
   }
 }
 

@@ -2,12 +2,14 @@
  * The local queue's SQS semantics: its protocol spoken by the AWS SDK's own client and by the
  * deployed adapter, its file on disk, and its poller.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
+  ChangeMessageVisibilityBatchCommand,
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
   DeleteMessageCommand,
@@ -121,7 +123,8 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
         VisibilityTimeout: 0,
       }),
     );
-    expect(await receive(q)).toHaveLength(1);
+    const [latest] = await receive(q, 1, 60);
+    expect(latest?.MessageId).toBe(message?.MessageId);
     await expect(
       sdk(q).send(
         new ChangeMessageVisibilityCommand({
@@ -131,6 +134,18 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
         }),
       ),
     ).rejects.toMatchObject({ name: 'ReceiptHandleIsInvalid' });
+    const batch = await sdk(q).send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'latest', ReceiptHandle: latest?.ReceiptHandle, VisibilityTimeout: 0 },
+          { Id: 'stale', ReceiptHandle: message?.ReceiptHandle, VisibilityTimeout: 0 },
+        ],
+      }),
+    );
+    expect(batch.Successful?.map((entry) => entry.Id)).toEqual(['latest']);
+    expect(batch.Failed).toMatchObject([{ Id: 'stale', Code: 'ReceiptHandleIsInvalid', SenderFault: true }]);
+    expect(await receive(q)).toHaveLength(1);
   });
 
   it('answers QueueDoesNotExist, refuses a batch over ten and reports the queue attributes', async () => {
@@ -251,6 +266,69 @@ describe('local queue: kept on disk', () => {
     expect(byBody.held?.visibleAt).toBeLessThanOrEqual(Date.now());
     expect(byBody.retrying?.visibleAt).toBeGreaterThan(Date.now() + 50_000);
     expect(held?.Body).toBe('held');
+  });
+});
+
+describe('npm run dead-letters', () => {
+  const run = (path: string, ...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/dead-letters.mjs', ...args], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, LOCAL_QUEUE_FILE: path },
+      encoding: 'utf8',
+    });
+
+  it('lists what the redrive policy moved and puts it back on the queue it came from', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dead-letters-'));
+    try {
+      const path = join(dir, 'queue.db');
+      expect(run(path).stdout).toMatch(/No local queue yet/);
+      const q = await start({
+        path,
+        consumers: [
+          {
+            queue: 'fan-out',
+            functionKey: 'fanOut',
+            batchSize: 1,
+            visibilityMs: 0,
+            concurrency: 1,
+            maxReceiveCount: 2,
+          },
+        ],
+      });
+      const event = { id: 'e-1', type: 'event.sync.ptp-status.ptp-state-change', source: '/s', time: 't' };
+      q.send('fan-out', [{ body: JSON.stringify({ kind: 'fan-out', resourceAddress: '/c/s/n', event }) }]);
+      q.startPolling(async () => {
+        throw new Error('the function fails every time');
+      });
+      await vi.waitFor(() => expect(q.messages('dead-letter')).toHaveLength(1));
+      const [letter] = q.messages('dead-letter');
+
+      const listed = run(path);
+      expect(listed.status).toBe(0);
+      expect(listed.stdout).toContain(`${letter?.messageId}  dead-lettered`);
+      expect(listed.stdout).toContain(
+        "reason:       received 2 times on the fan-out queue without success (its redrive policy's maxReceiveCount)",
+      );
+      expect(listed.stdout).toContain(
+        'event:        event.sync.ptp-status.ptp-state-change from /s (id e-1, time t) at /c/s/n',
+      );
+
+      expect(run(path, '--redrive', 'no-such-id')).toMatchObject({
+        status: 1,
+        stderr: expect.stringContaining('no dead letter no-such-id'),
+      });
+      expect(run(path, 'stray').status).toBe(2);
+      await q.stop();
+      queue = undefined;
+      const redriven = run(path, '--redrive');
+      expect(redriven.stdout).toContain(`redriven ${letter?.messageId} to the fan-out queue`);
+      const reopened = await start({ path });
+      expect(reopened.messages('dead-letter')).toEqual([]);
+      expect(reopened.messages('fan-out')).toMatchObject([{ messageId: letter?.messageId, receiveCount: 0 }]);
+      expect(run(path).stdout).toMatch(/^No dead letters\./);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 
