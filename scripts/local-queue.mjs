@@ -379,9 +379,10 @@ export async function startLocalQueue({
         const kept = new Set((failures ?? []).map((failure) => failure.itemIdentifier));
         const done = batch.filter((message) => !kept.has(message.messageId));
         // The event source deletes a batch's successes with one DeleteMessageBatch.
-        for (const message of done)
-          if (store.delete(name, message.receiptHandle ?? '')) statsOf(name).deleted += 1;
-        if (done.length > 0) statsOf(name).deleteRequests += 1;
+        if (done.length === 0) return;
+        const handles = done.map((message) => message.receiptHandle ?? '');
+        statsOf(name).deleted += store.deleteAll(name, handles);
+        statsOf(name).deleteRequests += 1;
       };
       const pump = () => {
         clearTimeout(timer);

@@ -128,7 +128,10 @@ export async function runAction(context, action, input) {
     case 'DeleteMessageBatch': {
       const queue = queueOf();
       const entries = batchEntries(input);
-      for (const entry of entries) context.store.delete(queue, String(entry.ReceiptHandle ?? ''));
+      context.store.deleteAll(
+        queue,
+        entries.map((entry) => String(entry.ReceiptHandle ?? '')),
+      );
       return { Successful: entries.map((entry) => ({ Id: String(entry.Id) })), Failed: [] };
     }
     case 'ChangeMessageVisibility': {
