@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
+import { queueEnv } from '../scripts/local-queue.mjs';
 
 export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const TABLE_NAME = 'ocloud-notifications-bench';
@@ -291,7 +292,7 @@ export async function bounded(
 export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */ localQueueUrl) {
   return {
     // Publishing enqueues: the local queue of npm start (run.mjs does not poll it, fanout.mjs does).
-    LOCAL_QUEUE_URL: localQueueUrl,
+    ...queueEnv(localQueueUrl),
     SERVICE_NAME: 'ocloud-notifications',
     STAGE: 'local',
     TABLE_NAME,

@@ -14,6 +14,7 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
       receiptHandle: record.receiptHandle,
       body: record.body,
       receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+      firstReceivedAt: Number(record.attributes.ApproximateFirstReceiveTimestamp) || undefined,
     }));
     const kept = await deliveryBatch().process(messages, metricsOf(context));
     return { batchItemFailures: kept.map((itemIdentifier) => ({ itemIdentifier })) };

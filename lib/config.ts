@@ -170,17 +170,18 @@ export function config(): Config {
   return loaded;
 }
 
-/** Where the delivery queues are: SQS in a deployment, the local HTTP queue of `npm start` and tests. */
-export type QueueConfig =
-  | { readonly kind: 'local'; readonly url: string }
-  | {
-      readonly kind: 'sqs';
-      readonly fanOutUrl: string;
-      readonly deliveryUrl: string;
-      readonly deadLetterUrl: string;
-      /** Delete-all's background removal of retired subscriptions; set for the functions that use it. */
-      readonly cleanupUrl: string | undefined;
-    };
+/**
+ * The SQS queue URLs of delivery. Locally they are the queues of `npm start`'s SQS-speaking local
+ * queue (scripts/local-queue.mjs), `http://127.0.0.1:PORT/000000000000/<queue>`: a call goes to
+ * its queue URL's origin, as it does to SQS's regional endpoint.
+ */
+export interface QueueConfig {
+  readonly fanOutUrl: string;
+  readonly deliveryUrl: string;
+  readonly deadLetterUrl: string;
+  /** Delete-all's background removal of retired subscriptions; set for the functions that use it. */
+  readonly cleanupUrl: string | undefined;
+}
 
 /**
  * The settings of queued delivery, apart from `Config` because only the functions that enqueue
@@ -202,10 +203,7 @@ function httpUrl(env: Env, name: string): string {
 }
 
 function queueConfig(env: Env): QueueConfig {
-  // The local stage also carries the SQS variables, as unusable placeholders: the local queue wins.
-  if (env.LOCAL_QUEUE_URL?.trim()) return { kind: 'local', url: httpUrl(env, 'LOCAL_QUEUE_URL') };
   return {
-    kind: 'sqs',
     fanOutUrl: httpUrl(env, 'FANOUT_QUEUE_URL'),
     deliveryUrl: httpUrl(env, 'DELIVERY_QUEUE_URL'),
     deadLetterUrl: httpUrl(env, 'DEAD_LETTER_QUEUE_URL'),

@@ -11,7 +11,6 @@ import { Publishers } from './domain/publishers';
 import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
 import { Subscriptions } from './domain/subscriptions';
-import { LocalHttpQueue } from './queue/local-http-queue';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedRemoval } from './queue/queued-removal';
 import { SqsQueue } from './queue/sqs-queue';
@@ -77,17 +76,15 @@ export const networkPolicy = /* @__PURE__ */ once<NetworkPolicy>(() =>
   createNetworkPolicy(config().networkPolicy),
 );
 
-/** SQS when deployed; the local HTTP queue when LOCAL_QUEUE_URL is set (`npm start`, tests). */
+/** SQS, deployed and locally (`npm start` and the tests run a local queue that speaks its protocol). */
 export const queue = /* @__PURE__ */ once<QueuePort>(() => {
   const settings = deliveryConfig().queue;
-  return settings.kind === 'local'
-    ? new LocalHttpQueue(settings.url)
-    : new SqsQueue({
-        'fan-out': settings.fanOutUrl,
-        delivery: settings.deliveryUrl,
-        'dead-letter': settings.deadLetterUrl,
-        cleanup: settings.cleanupUrl,
-      });
+  return new SqsQueue({
+    'fan-out': settings.fanOutUrl,
+    delivery: settings.deliveryUrl,
+    'dead-letter': settings.deadLetterUrl,
+    cleanup: settings.cleanupUrl,
+  });
 });
 
 // The queue is resolved at the first send, so that a route which never enqueues (a subscribe to an

@@ -48,15 +48,30 @@ export type Invoke = (functionKey: string, event: SqsLikeEvent) => Promise<unkno
 export interface LocalQueueOptions {
   /** 0 or undefined: a free port. */
   port?: number;
+  /** The SQLite file the messages are kept in; undefined: a new temporary file, removed on stop. */
+  path?: string;
   consumers?: Consumer[];
   onDeadLetter?: (message: { body: string; deadLetterSourceQueue: string | undefined }) => void;
   /** Problems of the poller (default console.error). */
   log?: (text: string) => void;
 }
 
+/** The variables the functions read their queue URLs from. */
+export interface QueueEnv {
+  FANOUT_QUEUE_URL: string;
+  DELIVERY_QUEUE_URL: string;
+  DEAD_LETTER_QUEUE_URL: string;
+  CLEANUP_QUEUE_URL: string;
+}
+
 export interface LocalQueue {
+  /** The endpoint: SQS's JSON protocol at POST /, the queue URLs below it. */
   url: string;
   port: number;
+  /** The SQLite file. */
+  path: string;
+  /** The queue URLs, as the functions' environment (serverless.yml maps them on the local stage). */
+  env: QueueEnv;
   startPolling(invoke: Invoke): void;
   send(name: QueueName, messages: { body: string; delayMs?: number }[]): string[];
   messages(name: QueueName): MessageView[];
@@ -76,13 +91,14 @@ export interface LocalQueue {
       visibilityChanges: number;
     }
   >;
-  /** True when the fan-out and delivery queues are empty and no invocation is running. */
+  /** True when the polled queues (fan-out, delivery, cleanup) are empty and no invocation is running; GET /idle answers the same. */
   idle(): boolean;
   stop(): Promise<void>;
 }
 
 export const QUEUE_NAMES: readonly QueueName[];
 export const DEFAULT_CONSUMERS: Consumer[];
+export function queueEnv(url: string): QueueEnv;
 export function sqsEvent(queueName: string, messages: unknown[]): SqsLikeEvent;
 export function lambdaInvoker(options: {
   port: number;

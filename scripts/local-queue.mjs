@@ -1,17 +1,18 @@
 // @ts-check
 /**
  * The local stand-in for SQS and its Lambda event sources, for `npm start`, the tests and the
- * benchmark (no SQS emulator runs here). Three in-memory queues — fan-out, delivery, dead-letter —
- * with SQS standard-queue semantics: delays, visibility time-outs, receive counts, receipt handles
- * that go stale on the next receive, and a redrive to the dead-letter queue after too many
- * receives. A tiny JSON API on 127.0.0.1 serves the functions (lib/queue/local-http-queue.ts) and
- * anyone curious:
+ * benchmark. Four queues — fan-out, delivery, dead-letter, cleanup — kept in one SQLite file
+ * (local-queue/store.mjs), so that what a send acknowledged survives Ctrl-C or a SIGKILL of the
+ * whole process group, and served on 127.0.0.1 in SQS's own JSON protocol (local-queue/sqs-api.mjs):
+ * the functions talk to it through lib/queue/sqs-queue.ts, the adapter that is deployed, given
+ * queue URLs `http://127.0.0.1:PORT/000000000000/<queue>` as configuration. Semantics as SQS
+ * standard queues: delays, visibility time-outs, receive counts, receipt handles that go stale on
+ * the next receive, and a redrive to the dead-letter queue after too many receives.
  *
- *   POST /queues/{name}/messages    {"messages": [{"body": "...", "delayMs": 0}]}  → {"messageIds": [...]}
- *   POST /queues/{name}/receive     {"max": 10, "visibilityMs": 30000}            → {"messages": [...]}
- *   POST /queues/{name}/delete      {"receiptHandle": "..."}                       → 204, or 404 if stale
- *   POST /queues/{name}/visibility  {"receiptHandle": "...", "visibilityMs": 500}  → 204, or 404 if stale
- *   GET  /queues/{name}/messages    every message, visible or not (e.g. the dead letters)
+ * Beside the protocol, for people and tests (docs/local-queue.md):
+ *   GET  /idle                      {"idle": true|false, "queues": {...}}: nothing visible, hidden or being invoked
+ *   GET  /queues/{name}/messages    every message of a queue, visible or not (e.g. the dead letters)
+ *   POST /queues/{name}/messages    {"messages": [{"body": "...", "delayMs": 0}]}: an enqueue without signing
  *   GET  /health
  *
  * A poller plays the part of the Lambda event sources: it receives batches (fan-out 10, delivery 10)
@@ -20,16 +21,25 @@
  * consumer that hangs holds up only its own batch. It deletes what the function does not report in
  * `batchItemFailures`; a failed invocation leaves its batch to come back after the visibility
  * time-out, as with SQS. Types for TypeScript callers: local-queue.d.mts.
- *
- * Messages live in memory: pending deliveries do not survive a restart of `npm start`.
  */
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LOCAL_ACCOUNT, runAction, SqsApiError } from './local-queue/sqs-api.mjs';
+import { openQueueStore } from './local-queue/store.mjs';
 
 export const QUEUE_NAMES = /** @type {const} */ (['fan-out', 'delivery', 'dead-letter', 'cleanup']);
+/** The queues an event source polls; the dead-letter queue only keeps what was given up on. */
+const POLLED = ['fan-out', 'delivery', 'cleanup'];
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 /** SQS's batch calls (SendMessageBatch, DeleteMessageBatch) take at most 10 messages. */
 const SQS_BATCH = 10;
+/** SQS's default visibility time-out, for a queue no event source reads. */
+const DEFAULT_VISIBILITY_MS = 30_000;
+/** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
+const RESCAN_MS = 1000;
 
 /**
  * @typedef {object} Consumer
@@ -72,127 +82,21 @@ export const DEFAULT_CONSUMERS = [
 ];
 
 /**
- * @typedef {object} StoredMessage
- * @property {string} messageId
- * @property {string} body
- * @property {number} sentAt
- * @property {number} visibleAt
- * @property {number} receiveCount
- * @property {number | undefined} firstReceivedAt
- * @property {string | undefined} receiptHandle
- * @property {string | undefined} deadLetterSourceQueue
+ * The variables the functions read their queue URLs from (serverless.yml maps them on the local
+ * stage), for a local queue at `url`.
+ * @param {string} url
  */
-
-class Queue {
-  /** @param {string} name */
-  constructor(name) {
-    this.name = name;
-    /** @type {Map<string, StoredMessage>} insertion order: oldest first, as SQS mostly does */
-    this.messages = new Map();
-    /** What SQS would have been asked for: messages, and requests (its batch calls take 10). */
-    this.stats = {
-      sent: 0,
-      sendRequests: 0,
-      received: 0,
-      receiveRequests: 0,
-      deleted: 0,
-      deleteRequests: 0,
-      visibilityChanges: 0,
-    };
-  }
-
-  /**
-   * @param {string} body
-   * @param {number} [delayMs]
-   * @param {string} [deadLetterSourceQueue]
-   */
-  send(body, delayMs = 0, deadLetterSourceQueue) {
-    const now = Date.now();
-    const messageId = randomUUID();
-    this.stats.sent += 1;
-    this.messages.set(messageId, {
-      messageId,
-      body,
-      sentAt: now,
-      visibleAt: now + Math.max(0, delayMs),
-      receiveCount: 0,
-      firstReceivedAt: undefined,
-      receiptHandle: undefined,
-      deadLetterSourceQueue,
-    });
-    return messageId;
-  }
-
-  /**
-   * Hides up to `max` visible messages for `visibilityMs`; each gets a new receipt handle.
-   * @param {number} max
-   * @param {number} visibilityMs
-   * @param {(message: StoredMessage) => boolean} [redrive] true when the message was moved away
-   */
-  receive(max, visibilityMs, redrive) {
-    const now = Date.now();
-    /** @type {StoredMessage[]} */
-    const received = [];
-    for (const message of this.messages.values()) {
-      if (received.length >= max) break;
-      if (message.visibleAt > now) continue;
-      if (redrive?.(message)) {
-        this.messages.delete(message.messageId);
-        continue;
-      }
-      message.receiveCount += 1;
-      message.firstReceivedAt ??= now;
-      message.visibleAt = now + visibilityMs;
-      message.receiptHandle = `${message.messageId}.${message.receiveCount}.${randomUUID().slice(0, 8)}`;
-      received.push(message);
-    }
-    if (received.length > 0) {
-      this.stats.receiveRequests += 1;
-      this.stats.received += received.length;
-    }
-    return received;
-  }
-
-  /** @param {string} receiptHandle */
-  find(receiptHandle) {
-    const message = this.messages.get(receiptHandle.split('.')[0] ?? '');
-    return message?.receiptHandle === receiptHandle ? message : undefined;
-  }
-
-  /** @param {string} receiptHandle */
-  delete(receiptHandle) {
-    const message = this.find(receiptHandle);
-    if (message) this.messages.delete(message.messageId);
-    if (message) this.stats.deleted += 1;
-    return message !== undefined;
-  }
-
-  /**
-   * @param {string} receiptHandle
-   * @param {number} visibilityMs
-   */
-  changeVisibility(receiptHandle, visibilityMs) {
-    const message = this.find(receiptHandle);
-    this.stats.visibilityChanges += 1;
-    if (message) message.visibleAt = Date.now() + Math.max(0, visibilityMs);
-    return message !== undefined;
-  }
-
-  nextVisibleAt() {
-    let next = Number.POSITIVE_INFINITY;
-    for (const message of this.messages.values()) next = Math.min(next, message.visibleAt);
-    return next;
-  }
-
-  counts() {
-    const now = Date.now();
-    let visible = 0;
-    for (const message of this.messages.values()) if (message.visibleAt <= now) visible += 1;
-    return { total: this.messages.size, visible, hidden: this.messages.size - visible };
-  }
+export function queueEnv(url) {
+  const queueUrl = (/** @type {string} */ name) => `${url}/${LOCAL_ACCOUNT}/${name}`;
+  return {
+    FANOUT_QUEUE_URL: queueUrl('fan-out'),
+    DELIVERY_QUEUE_URL: queueUrl('delivery'),
+    DEAD_LETTER_QUEUE_URL: queueUrl('dead-letter'),
+    CLEANUP_QUEUE_URL: queueUrl('cleanup'),
+  };
 }
 
-/** @param {StoredMessage} message */
+/** @param {import('./local-queue/store.mjs').StoredMessage} message */
 function view(message) {
   return {
     messageId: message.messageId,
@@ -209,7 +113,7 @@ function view(message) {
 /**
  * The event an SQS event source gives a Lambda.
  * @param {string} queueName
- * @param {StoredMessage[]} messages
+ * @param {import("./local-queue/store.mjs").StoredMessage[]} messages
  */
 export function sqsEvent(queueName, messages) {
   return {
@@ -266,25 +170,51 @@ export function lambdaInvoker({
 /**
  * @typedef {object} LocalQueueOptions
  * @property {number} [port] 0 or undefined: a free port
+ * @property {string} [path] the SQLite file; undefined: a new temporary file, removed on stop
  * @property {Consumer[]} [consumers]
  * @property {(message: { body: string, deadLetterSourceQueue: string | undefined }) => void} [onDeadLetter]
  * @property {(text: string) => void} [log] problems of the poller (default console.error)
  */
 
 /**
- * Starts the queues and their HTTP API. The poller starts with `startPolling(invoke)`.
+ * Opens the queues and serves them. The poller starts with `startPolling(invoke)`.
  * @param {LocalQueueOptions} [options]
  */
 export async function startLocalQueue({
   port = 0,
+  path,
   consumers = DEFAULT_CONSUMERS,
   onDeadLetter,
   log = (text) => console.error(text),
 } = {}) {
-  /** @type {Map<string, Queue>} */
-  const queues = new Map(QUEUE_NAMES.map((name) => [name, new Queue(name)]));
-  const deadLetterQueue = /** @type {Queue} */ (queues.get('dead-letter'));
-  /** @type {Set<() => void>} wakes the poller when messages arrive or become visible */
+  const file = path ?? join(tmpdir(), `ocloud-queue-${process.pid}-${randomUUID()}.db`);
+  const store = openQueueStore(file);
+  /** What SQS would have been asked for, per queue: messages, and requests (its batch calls take 10). */
+  const stats = Object.fromEntries(
+    QUEUE_NAMES.map((name) => [
+      name,
+      {
+        sent: 0,
+        sendRequests: 0,
+        received: 0,
+        receiveRequests: 0,
+        deleted: 0,
+        deleteRequests: 0,
+        visibilityChanges: 0,
+      },
+    ]),
+  );
+  const statsOf = (/** @type {string} */ name) => /** @type {(typeof stats)[string]} */ (stats[name]);
+  const consumerOf = (/** @type {string} */ name) => consumers.find((consumer) => consumer.queue === name);
+  /** SQS redrive policy: too many receives → the dead-letter queue, body unchanged. */
+  const redrive = (/** @type {string} */ name) => {
+    const consumer = consumerOf(name);
+    return consumer
+      ? { maxReceiveCount: consumer.maxReceiveCount, deadLetterQueue: 'dead-letter' }
+      : undefined;
+  };
+
+  /** @type {Set<() => void>} wakes the pollers and long polls when messages arrive or become visible */
   const wakers = new Set();
   const wake = () => {
     for (const waker of wakers) waker();
@@ -293,17 +223,76 @@ export async function startLocalQueue({
   /**
    * @param {string} name
    * @param {{ body: string, delayMs?: number }[]} messages
+   * @param {number} [requests] how many SQS calls carried them
    */
-  const send = (name, messages) => {
-    const queue = queues.get(name);
-    if (!queue) throw new Error(`no queue ${name}`);
-    const ids = messages.map((message) => queue.send(message.body, message.delayMs ?? 0));
-    queue.stats.sendRequests += Math.ceil(messages.length / SQS_BATCH);
+  const send = (name, messages, requests = Math.ceil(messages.length / SQS_BATCH)) => {
+    if (!QUEUE_NAMES.includes(/** @type {never} */ (name))) throw new Error(`no queue ${name}`);
+    const ids = store.send(
+      name,
+      messages.map((message) => ({ body: message.body, delayMs: message.delayMs ?? 0 })),
+    );
+    statsOf(name).sent += messages.length;
+    statsOf(name).sendRequests += requests;
     if (name === 'dead-letter')
       for (const message of messages)
         onDeadLetter?.({ body: message.body, deadLetterSourceQueue: undefined });
     wake();
     return ids;
+  };
+
+  /** @param {string} name @param {number} max @param {number} visibilityMs */
+  const receive = (name, max, visibilityMs) => {
+    const { received, moved } = store.receive(name, max, visibilityMs, redrive(name));
+    for (const message of moved) onDeadLetter?.({ body: message.body, deadLetterSourceQueue: name });
+    if (received.length > 0) {
+      statsOf(name).receiveRequests += 1;
+      statsOf(name).received += received.length;
+    }
+    return received;
+  };
+
+  /** @type {import('./local-queue/sqs-api.mjs').SqsApiContext} */
+  const api = {
+    store,
+    queues: QUEUE_NAMES,
+    visibilityMs: (name) => consumerOf(name)?.visibilityMs ?? DEFAULT_VISIBILITY_MS,
+    redrive,
+    receive,
+    send: (name, entries) => send(name, entries, 1),
+    changed: wake,
+    waitForMessages: (ms) =>
+      new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          wakers.delete(done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        wakers.add(done);
+      }),
+    baseUrl: '',
+  };
+
+  /** @type {Array<{ stop: () => void, running: () => number }>} */
+  const pollers = [];
+  /** @type {Set<Promise<void>>} */
+  const running = new Set();
+  const counts = () => {
+    const now = store.counts();
+    return Object.fromEntries(
+      QUEUE_NAMES.map((name) => {
+        const { total, visible } = now.get(name) ?? { total: 0, visible: 0 };
+        return [name, { total, visible, hidden: total - visible }];
+      }),
+    );
+  };
+  /** True when the polled queues are empty and no invocation is running. */
+  const idle = () => {
+    const now = store.counts();
+    return (
+      pollers.every((poller) => poller.running() === 0) &&
+      POLLED.every((name) => (now.get(name)?.total ?? 0) === 0)
+    );
   };
 
   const server = http.createServer((req, res) => {
@@ -315,59 +304,51 @@ export async function startLocalQueue({
       else chunks.push(chunk);
     });
     req.on('end', () => {
-      /** @param {number} status @param {unknown} [body] */
-      const reply = (status, body) => {
-        if (body === undefined) res.writeHead(status).end();
-        else res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-      };
-      try {
-        const [, first, name, action] = (req.url ?? '').split('?')[0]?.split('/') ?? [];
-        if (first === 'health') return reply(200, { ok: true });
-        const queue = first === 'queues' && name ? queues.get(name) : undefined;
-        if (!queue) return reply(404, { error: 'no such queue' });
-        if (req.method === 'GET' && action === 'messages') {
-          return reply(200, { messages: [...queue.messages.values()].map(view) });
-        }
-        if (req.method !== 'POST') return reply(405, { error: 'method not allowed' });
-        const input = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-        switch (action) {
-          case 'messages': {
-            if (!Array.isArray(input.messages) || input.messages.some((m) => typeof m?.body !== 'string')) {
-              return reply(400, { error: 'messages must be an array of {body, delayMs?}' });
-            }
-            return reply(200, { messageIds: send(queue.name, input.messages) });
-          }
-          case 'receive':
-            return reply(200, {
-              messages: queue.receive(Number(input.max ?? 1), Number(input.visibilityMs ?? 30_000)).map(view),
-            });
-          case 'delete':
-            queue.stats.deleteRequests += 1;
-            return reply(queue.delete(String(input.receiptHandle)) ? 204 : 404);
-          case 'visibility': {
-            const changed = queue.changeVisibility(
-              String(input.receiptHandle),
-              Number(input.visibilityMs ?? 0),
-            );
-            wake();
-            return reply(changed ? 204 : 404);
-          }
-          default:
-            return reply(404, { error: 'no such action' });
-        }
-      } catch (error) {
-        return reply(400, { error: error instanceof Error ? error.message : String(error) });
+      const text = Buffer.concat(chunks).toString('utf8');
+      const target = req.headers['x-amz-target'];
+      if (req.method === 'POST' && typeof target === 'string') {
+        serveSqs(api, target, text, res);
+        return;
       }
+      serveAdmin(req.method ?? 'GET', req.url ?? '/', text, res);
     });
   });
+
+  /**
+   * @param {string} method
+   * @param {string} url
+   * @param {string} text
+   * @param {http.ServerResponse} res
+   */
+  const serveAdmin = (method, url, text, res) => {
+    /** @param {number} status @param {unknown} body */
+    const reply = (status, body) =>
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    try {
+      const [, first, name, action] = url.split('?')[0]?.split('/') ?? [];
+      if (first === 'health') return reply(200, { ok: true });
+      if (first === 'idle') return reply(200, { idle: idle(), queues: counts() });
+      if (first !== 'queues' || !QUEUE_NAMES.includes(/** @type {never} */ (name)) || action !== 'messages') {
+        return reply(404, { error: 'no such queue or action' });
+      }
+      const queue = /** @type {string} */ (name);
+      if (method === 'GET') return reply(200, { messages: store.messages(queue).map(view) });
+      if (method !== 'POST') return reply(405, { error: 'method not allowed' });
+      const input = JSON.parse(text || '{}');
+      if (!Array.isArray(input.messages) || input.messages.some((m) => typeof m?.body !== 'string')) {
+        return reply(400, { error: 'messages must be an array of {body, delayMs?}' });
+      }
+      return reply(200, { messageIds: send(queue, input.messages) });
+    } catch (error) {
+      return reply(400, { error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
   await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(undefined)));
   const address = server.address();
   const listenPort = typeof address === 'object' && address ? address.port : 0;
-
-  /** @type {Array<{ stop: () => void, idle: () => boolean }>} */
-  const pollers = [];
-  /** @type {Set<Promise<void>>} */
-  const running = new Set();
+  const url = `http://127.0.0.1:${listenPort}`;
+  api.baseUrl = url;
 
   /**
    * Starts invoking the functions; `invoke(functionKey, sqsEvent)` resolves to the function's
@@ -376,23 +357,16 @@ export async function startLocalQueue({
    */
   const startPolling = (invoke) => {
     for (const consumer of consumers) {
-      const queue = /** @type {Queue} */ (queues.get(consumer.queue));
+      const name = consumer.queue;
       let inflight = 0;
       let stopped = false;
       /** @type {NodeJS.Timeout | undefined} */
       let timer;
       let lastError = '';
-      /** SQS redrive policy: too many receives → the dead-letter queue, body unchanged. */
-      const redrive = (/** @type {StoredMessage} */ message) => {
-        if (message.receiveCount < consumer.maxReceiveCount) return false;
-        deadLetterQueue.send(message.body, 0, consumer.queue);
-        onDeadLetter?.({ body: message.body, deadLetterSourceQueue: consumer.queue });
-        return true;
-      };
-      const run = async (/** @type {StoredMessage[]} */ batch) => {
+      const run = async (/** @type {import('./local-queue/store.mjs').StoredMessage[]} */ batch) => {
         let result;
         try {
-          result = await invoke(consumer.functionKey, sqsEvent(consumer.queue, batch));
+          result = await invoke(consumer.functionKey, sqsEvent(name, batch));
         } catch (error) {
           const text = `local queue: ${consumer.functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${error instanceof Error ? error.message : String(error)}`;
           if (text !== lastError) log(text);
@@ -403,30 +377,38 @@ export async function startLocalQueue({
         const failures = /** @type {{ batchItemFailures?: { itemIdentifier?: string }[] } | null} */ (result)
           ?.batchItemFailures;
         const kept = new Set((failures ?? []).map((failure) => failure.itemIdentifier));
-        const done = batch.filter((message) => !kept.has(message.messageId) && message.receiptHandle);
-        for (const message of done) queue.delete(message.receiptHandle ?? '');
+        const done = batch.filter((message) => !kept.has(message.messageId));
         // The event source deletes a batch's successes with one DeleteMessageBatch.
-        if (done.length > 0) queue.stats.deleteRequests += 1;
+        if (done.length === 0) return;
+        const handles = done.map((message) => message.receiptHandle ?? '');
+        statsOf(name).deleted += store.deleteAll(name, handles);
+        statsOf(name).deleteRequests += 1;
       };
       const pump = () => {
         clearTimeout(timer);
         timer = undefined;
         if (stopped) return;
-        while (inflight < consumer.concurrency) {
-          const batch = queue.receive(consumer.batchSize, consumer.visibilityMs, redrive);
-          if (batch.length === 0) break;
-          inflight += 1;
-          const done = run(batch).finally(() => {
-            inflight -= 1;
-            running.delete(done);
-            pump();
-          });
-          running.add(done);
+        try {
+          while (inflight < consumer.concurrency) {
+            const batch = receive(name, consumer.batchSize, consumer.visibilityMs);
+            if (batch.length === 0) break;
+            inflight += 1;
+            const done = run(batch).finally(() => {
+              inflight -= 1;
+              running.delete(done);
+              pump();
+            });
+            running.add(done);
+          }
+        } catch (error) {
+          log(
+            `local queue: could not receive from ${name}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
         // With every slot busy, the next finishing batch pumps again: no need to scan for a timer.
         if (inflight >= consumer.concurrency) return;
-        const next = queue.nextVisibleAt();
-        if (Number.isFinite(next)) timer = setTimeout(pump, Math.max(0, Math.min(next - Date.now(), 60_000)));
+        const next = Math.min(store.nextVisibleAt(name), Date.now() + RESCAN_MS);
+        timer = setTimeout(pump, Math.max(0, next - Date.now()));
       };
       const waker = () => {
         if (!stopped) setImmediate(pump);
@@ -438,39 +420,83 @@ export async function startLocalQueue({
           clearTimeout(timer);
           wakers.delete(waker);
         },
-        idle: () => inflight === 0 && queue.messages.size === 0,
+        running: () => inflight,
       });
       pump();
     }
   };
 
   return {
-    url: `http://127.0.0.1:${listenPort}`,
+    url,
     port: listenPort,
+    path: file,
+    env: queueEnv(url),
     startPolling,
     /** @param {string} name @param {{ body: string, delayMs?: number }[]} messages */
-    send,
+    send: (name, messages) => send(name, messages),
     /** Every message of a queue, visible or not. */
-    messages: (/** @type {string} */ name) => [...(queues.get(name)?.messages.values() ?? [])].map(view),
+    messages: (/** @type {string} */ name) => store.messages(name).map(view),
     /** The bodies on the dead-letter queue, parsed when they are JSON. */
     deadLetters: () =>
-      [...deadLetterQueue.messages.values()].map((message) => {
+      store.messages('dead-letter').map((message) => {
         try {
           return JSON.parse(message.body);
         } catch {
           return message.body;
         }
       }),
-    counts: () => Object.fromEntries([...queues].map(([name, queue]) => [name, queue.counts()])),
+    counts,
     /** Per queue, the messages and the SQS-equivalent requests so far. */
-    stats: () => Object.fromEntries([...queues].map(([name, queue]) => [name, { ...queue.stats }])),
-    /** True when the fan-out and delivery queues are empty and no invocation is running. */
-    idle: () => pollers.every((poller) => poller.idle()),
+    stats: () => Object.fromEntries(Object.entries(stats).map(([name, value]) => [name, { ...value }])),
+    idle,
     async stop() {
       for (const poller of pollers) poller.stop();
       await Promise.allSettled([...running]);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(() => resolve(undefined)));
+      store.close();
+      if (!path) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     },
   };
+}
+
+/**
+ * @param {import('./local-queue/sqs-api.mjs').SqsApiContext} api
+ * @param {string} target
+ * @param {string} text
+ * @param {http.ServerResponse} res
+ */
+async function serveSqs(api, target, text, res) {
+  const action = target.startsWith('AmazonSQS.') ? target.slice('AmazonSQS.'.length) : '';
+  /** @param {number} status @param {unknown} body @param {Record<string, string>} [headers] */
+  const reply = (status, body, headers = {}) =>
+    res
+      .writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...headers })
+      .end(JSON.stringify(body));
+  try {
+    /** @type {unknown} */
+    let input;
+    try {
+      input = JSON.parse(text || '{}');
+    } catch {
+      throw new SqsApiError('InvalidParameterValue', 'The request body is not JSON');
+    }
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+      throw new SqsApiError('InvalidParameterValue', 'The request body is not a JSON object');
+    }
+    reply(200, await runAction(api, action, /** @type {Record<string, unknown>} */ (input)));
+  } catch (error) {
+    if (error instanceof SqsApiError) {
+      reply(
+        400,
+        { __type: `com.amazonaws.sqs#${error.code}`, message: error.message },
+        { 'x-amzn-query-error': `${error.queryCode};Sender` },
+      );
+    } else {
+      reply(500, {
+        __type: 'com.amazonaws.sqs#InternalError',
+        message: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
 }

@@ -16,6 +16,8 @@ export interface OfflineOptions {
   timeoutMs?: number;
   /** Start the local queue and its poller (default true): delivery then runs through fanOut and deliver. */
   localQueue?: boolean;
+  /** The local queue's SQLite file (default: a temporary one, removed on stop). */
+  queuePath?: string;
   /** Called for every message put on the dead-letter queue. */
   onDeadLetter?: (message: { body: string; deadLetterSourceQueue: string | undefined }) => void;
 }

@@ -13,6 +13,7 @@
  * @property {number} [timeoutMs] Readiness time-out, default 60 000.
  * @property {boolean} [localQueue] Start the local queue and its poller (default true): delivery
  *   then runs as in the cloud, through the fanOut and deliver functions.
+ * @property {string} [queuePath] the local queue's SQLite file (default: a temporary one)
  * @property {(message: { body: string, deadLetterSourceQueue: string | undefined }) => void} [onDeadLetter]
  *
  * @typedef {object} Offline
@@ -49,14 +50,20 @@ export async function startOffline({
   quiet = false,
   timeoutMs = 60_000,
   localQueue = true,
+  queuePath,
   onDeadLetter,
 }) {
   const httpPort = port || (await freePort());
   await assertPortFree(httpPort);
   const lambdaPort = await freePort();
   // The queue listens first, so that its URL reaches the functions (serverless.yml maps
-  // LOCAL_QUEUE_URL into their environment); it polls once offline's Lambda endpoint is up.
-  const queue = localQueue ? await startLocalQueue(onDeadLetter ? { onDeadLetter } : {}) : undefined;
+  // its queue URLs into their environment); it polls once offline's Lambda endpoint is up.
+  const queue = localQueue
+    ? await startLocalQueue({
+        ...(queuePath ? { path: queuePath } : {}),
+        ...(onDeadLetter ? { onDeadLetter } : {}),
+      })
+    : undefined;
   // Flags as defined in node_modules/serverless-offline/src/config/commandOptions.js.
   const args = [
     '--require',
@@ -93,7 +100,7 @@ export async function startOffline({
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      ...(queue ? { LOCAL_QUEUE_URL: queue.url } : {}),
+      ...(queue ? queue.env : {}),
       OCLOUD_BUILD_FOLDER: buildFolder,
       ...env,
     },

@@ -1,7 +1,9 @@
 // @ts-check
 /**
- * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000).
- * Env: PORT, DYNAMODB_PORT (default: a free port), LOG_LEVEL (debug: everything offline and the
+ * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000),
+ * with the local queue (messages kept in .data/queue.db) and its poller.
+ * Env: PORT, DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
+ * LOCAL_QUEUE_FILE (default: .data/queue.db), LOG_LEVEL (debug: everything offline and the
  * handlers print, instead of a status line every few seconds).
  */
 import { mkdir } from 'node:fs/promises';
@@ -19,6 +21,9 @@ export const TABLE_NAME = `ocloud-notifications-${STAGE}`;
 const DATA_DIR =
   process.env.LOCAL_DYNAMODB_DIR || fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
 const STATUS_EVERY_MS = 5000;
+/** The local queue's messages: what was accepted and not yet delivered survives a restart. */
+export const QUEUE_FILE =
+  process.env.LOCAL_QUEUE_FILE || fileURLToPath(new URL('../.data/queue.db', import.meta.url));
 
 /**
  * Dead letters are rare and always need a person: say which subscription, which event and why.
@@ -104,6 +109,7 @@ async function main() {
       dynamoEndpoint: db.endpoint,
       stage: STAGE,
       quiet: true,
+      queuePath: QUEUE_FILE,
       onDeadLetter: reportDeadLetter,
     });
     running.push(offline.stop);
@@ -128,7 +134,7 @@ async function main() {
       shutdown(code ?? 1);
     });
     console.log(
-      `Local delivery queue at ${offline.queue?.url} (dead letters: GET ${offline.queue?.url}/queues/dead-letter/messages)`,
+      `Local queue (SQS protocol) at ${offline.queue?.url}, messages in ${QUEUE_FILE}; dead letters: npm run dead-letters`,
     );
     console.log(`\nO-Cloud Notification API ready at ${offline.url}\n`);
     if (!debug)

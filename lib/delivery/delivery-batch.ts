@@ -11,6 +11,8 @@ export interface ReceivedMessage {
   readonly body: string;
   /** 1 on the first receive. */
   readonly receiveCount: number;
+  /** Its first receive (ms since the epoch): where a redriven dead letter's new retry window starts. */
+  readonly firstReceivedAt?: number;
 }
 
 /**
@@ -34,7 +36,11 @@ export class DeliveryBatch {
   private async processOne(message: ReceivedMessage, metrics: Metrics): Promise<boolean> {
     let result: AttemptResult;
     try {
-      result = await this.deliverer.attempt(parseDeliveryMessage(message.body), message.receiveCount);
+      const redrivenAt = new Date(message.firstReceivedAt ?? Date.now());
+      result = await this.deliverer.attempt(
+        parseDeliveryMessage(message.body, redrivenAt),
+        message.receiveCount,
+      );
     } catch (error) {
       if (error instanceof MalformedMessageError) {
         return this.deadLetter(

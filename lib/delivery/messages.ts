@@ -88,14 +88,21 @@ export function parseFanOutMessage(body: string): FanOutMessage {
   };
 }
 
-export function parseDeliveryMessage(body: string): DeliveryMessage {
+/**
+ * A delivery message, or a dead letter put back on the delivery queue by a redrive (SQS's
+ * StartMessageMoveTask, `npm run dead-letters -- --redrive`): it is delivered again, with a new
+ * retry window counted from `redrivenAt`, its first receive there.
+ */
+export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()): DeliveryMessage {
   const input = parseObject(body);
-  if (input.kind !== 'delivery') throw new MalformedMessageError('not a delivery message');
+  if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
+    throw new MalformedMessageError('not a delivery message');
+  }
   return {
     kind: 'delivery',
     subscriptionId: text(input, 'subscriptionId'),
     ...parseAccepted(input),
-    enqueuedAt: text(input, 'enqueuedAt'),
+    enqueuedAt: input.kind === 'delivery' ? text(input, 'enqueuedAt') : redrivenAt.toISOString(),
   };
 }
 

@@ -1,8 +1,8 @@
 /**
- * The queues of delivery, as the delivery code sees them. Two adapters: SQS (`sqs-queue.ts`) in a
- * deployment, and the local HTTP queue of `npm start` and the tests (`local-http-queue.ts`).
- * Receiving and deleting are not here: the platform does them (SQS event sources invoke the
- * functions and delete what they do not report as failed; `scripts/local-queue.mjs` does the same).
+ * The queues of delivery, as the delivery code sees them. One adapter, SQS (`sqs-queue.ts`), in a
+ * deployment and locally, where `scripts/local-queue.mjs` speaks SQS's protocol. Receiving and
+ * deleting are not here: the platform does them (SQS event sources invoke the functions and
+ * delete what they do not report as failed; the local queue's poller does the same).
  */
 export type QueueName = 'fan-out' | 'delivery' | 'dead-letter' | 'cleanup';
 

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
+import { runDeadLetters } from '../../scripts/dead-letters.mjs';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { trackConsumers } from '../support/consumer';
 import { waitForQueueIdle } from '../support/queue-idle';
@@ -106,7 +107,8 @@ describe('queued delivery', () => {
     });
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     try {
-      await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(3));
+      // Retries come back in whole seconds, as SQS's visibility time-outs do.
+      await vi.waitFor(() => expect(received.length).toBeGreaterThanOrEqual(3), { timeout: 5000 });
       expect(received).toEqual(expect.arrayContaining(events));
     } finally {
       server.closeAllConnections();
@@ -210,8 +212,10 @@ describe('queued delivery', () => {
       );
       // Back to back: each is accepted before the previous one is delivered.
       for (const event of events) await publishAccepted(pub.id, event);
-      await vi.waitFor(() =>
-        expect(slowish.received.map((r) => (r.body as { id: string }).id)).toContain(events[2]?.id),
+      // A later event waiting behind an earlier one is retried in whole seconds, as SQS's visibility time-outs are.
+      await vi.waitFor(
+        () => expect(slowish.received.map((r) => (r.body as { id: string }).id)).toContain(events[2]?.id),
+        { timeout: 5000 },
       );
       await waitForQueueIdle({ concerning: pub.address });
       const times = slowish.received.map((r) => Date.parse((r.body as { time: string }).time));
@@ -247,6 +251,37 @@ describe('queued delivery', () => {
     const count = failing.received.length;
     await waitForQueueIdle({ concerning: pub.address });
     expect(failing.received).toHaveLength(count); // given up on: no more attempts
+  });
+
+  it('lists a dead letter with its reason, endpoint, event and attempts, and delivers it again when redriven', async () => {
+    const pub = await publisher();
+    const fixed = await consumer([{ status: 400 }, { status: 204 }]);
+    const subscriptionId = await subscribe(pub.address, fixed.url);
+    const event = eventAt(pub.address, LOCK_STATE, 'FREERUN');
+    await publishAccepted(pub.id, event);
+    await vi.waitFor(() => deadLettersFor(subscriptionId));
+    const letter = queue()
+      .messages('dead-letter')
+      .find((message) => message.body.includes(subscriptionId));
+    const listed = runDeadLetters([], queue().path);
+    expect(listed.code).toBe(0);
+    expect(listed.text).toContain(letter?.messageId);
+    expect(listed.text).toContain('reason:       it answered HTTP 400, which is not retried');
+    expect(listed.text).toContain(`endpoint:     ${fixed.url}`);
+    expect(listed.text).toContain(`id ${event.id}`);
+    expect(listed.text).toMatch(/after 1 attempt/);
+
+    const redriven = runDeadLetters(['--redrive', letter?.messageId ?? ''], queue().path);
+    expect(redriven).toEqual({
+      code: 0,
+      text: `redriven ${letter?.messageId} to the delivery queue\n1 redriven.`,
+    });
+    // The fixed consumer now takes it; the dead letter is gone.
+    await vi.waitFor(() => expect(fixed.received.map((r) => r.body)).toEqual([event, event]), {
+      timeout: 5000,
+    });
+    await waitForQueueIdle({ concerning: pub.address });
+    expect(deadLettersOf(subscriptionId)).toEqual([]);
   });
 
   it('dead-letters a 400 at once, without a retry', async () => {

@@ -46,7 +46,8 @@ export async function startDeliveryHarness(
     consumers: DEFAULT_CONSUMERS.map((consumer) => ({ ...consumer, concurrency: consumer.concurrency * 2 })),
     log: () => undefined,
   });
-  process.env.LOCAL_QUEUE_URL = queue.url;
+  // The functions find the queues as deployed: by their URLs, on the local queue's endpoint.
+  Object.assign(process.env, queue.env);
   queue.startPolling(async (functionKey, event) => {
     const handler = handlers[functionKey];
     if (!handler) throw new Error(`no handler ${functionKey}`);
@@ -55,7 +56,7 @@ export async function startDeliveryHarness(
   return {
     ...queue,
     restoreEnv() {
-      for (const variable of [...Object.keys(SETTINGS), 'LOCAL_QUEUE_URL']) {
+      for (const variable of [...Object.keys(SETTINGS), ...Object.keys(queue.env)]) {
         if (saved[variable] === undefined) delete process.env[variable];
         else process.env[variable] = saved[variable];
       }

@@ -1,5 +1,27 @@
-/** The local queue's SQS semantics, through its HTTP API and its poller. */
-import { afterEach, describe, expect, it, vi } from 'vitest';
+/**
+ * The local queue's SQS semantics: its protocol spoken by the AWS SDK's own client and by the
+ * deployed adapter, its file on disk, and its poller.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  ChangeMessageVisibilityCommand,
+  DeleteMessageBatchCommand,
+  DeleteMessageCommand,
+  GetQueueAttributesCommand,
+  GetQueueUrlCommand,
+  ReceiveMessageCommand,
+  SendMessageBatchCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SqsQueue } from '../../lib/queue/sqs-queue';
 import { type LocalQueue, type SqsLikeEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
 
 let queue: LocalQueue | undefined;
@@ -13,58 +35,300 @@ async function start(options: Parameters<typeof startLocalQueue>[0] = {}) {
   return queue;
 }
 
-async function call(q: LocalQueue, name: string, action: string, body: unknown) {
-  const response = await fetch(`${q.url}/queues/${name}/${action}`, {
-    method: 'POST',
-    body: JSON.stringify(body),
+const sqsClients: SQSClient[] = [];
+afterEach(() => {
+  for (const client of sqsClients.splice(0)) client.destroy();
+});
+
+/** The AWS SDK's own SQS client: a second, independent speaker of the protocol. */
+function sdk(q: LocalQueue) {
+  const client = new SQSClient({
+    endpoint: q.url,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
   });
-  return { status: response.status, body: response.status === 200 ? await response.json() : undefined };
+  sqsClients.push(client);
+  return client;
 }
 
-type Received = { messageId: string; receiptHandle: string; body: string; receiveCount: number };
-const receive = async (q: LocalQueue, max = 10, visibilityMs = 30_000): Promise<Received[]> =>
-  ((await call(q, 'delivery', 'receive', { max, visibilityMs })).body as { messages: Received[] }).messages;
+const receive = async (q: LocalQueue, max = 10, visibilitySeconds = 30) =>
+  (
+    await sdk(q).send(
+      new ReceiveMessageCommand({
+        QueueUrl: q.env.DELIVERY_QUEUE_URL,
+        MaxNumberOfMessages: max,
+        VisibilityTimeout: visibilitySeconds,
+        MessageSystemAttributeNames: ['All'],
+      }),
+    )
+  ).Messages ?? [];
 
-describe('local queue: HTTP API', () => {
+describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
   it('hides a received message for its visibility time-out and counts receives', async () => {
     const q = await start();
-    await call(q, 'delivery', 'messages', { messages: [{ body: 'a' }] });
-    const [first] = await receive(q, 10, 150);
-    expect(first).toMatchObject({ body: 'a', receiveCount: 1 });
+    const url = q.env.DELIVERY_QUEUE_URL;
+    const sent = await sdk(q).send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'a' }));
+    const [first] = await receive(q, 10, 1);
+    expect(first).toMatchObject({ MessageId: sent.MessageId, Body: 'a' });
+    expect(first?.Attributes?.ApproximateReceiveCount).toBe('1');
     expect(await receive(q)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const [again] = await receive(q);
-    expect(again).toMatchObject({ messageId: first?.messageId, receiveCount: 2 });
-    expect(again?.receiptHandle).not.toBe(first?.receiptHandle);
+    await vi.waitFor(async () => expect(await receive(q)).toHaveLength(1), { timeout: 3000, interval: 100 });
+    expect(q.messages('delivery')[0]).toMatchObject({ messageId: first?.MessageId, receiveCount: 2 });
+    expect(q.messages('delivery')[0]?.receiptHandle).not.toBe(first?.ReceiptHandle);
   });
 
-  it('delays a message, deletes by receipt handle and refuses a stale one', async () => {
+  it('sends a batch, delays its entries and deletes by the latest receipt handle only', async () => {
     const q = await start();
-    await call(q, 'delivery', 'messages', { messages: [{ body: 'later', delayMs: 150 }] });
-    expect(await receive(q)).toEqual([]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const [first] = await receive(q, 1, 0);
-    const [second] = await receive(q, 1, 30_000);
-    expect((await call(q, 'delivery', 'delete', { receiptHandle: first?.receiptHandle })).status).toBe(404);
-    expect((await call(q, 'delivery', 'visibility', { receiptHandle: first?.receiptHandle })).status).toBe(
-      404,
+    const url = q.env.DELIVERY_QUEUE_URL;
+    const batch = await sdk(q).send(
+      new SendMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'now', MessageBody: 'now' },
+          { Id: 'later', MessageBody: 'later', DelaySeconds: 1 },
+        ],
+      }),
     );
-    expect((await call(q, 'delivery', 'delete', { receiptHandle: second?.receiptHandle })).status).toBe(204);
-    expect(q.messages('delivery')).toEqual([]);
+    expect(batch.Successful?.map((entry) => entry.Id)).toEqual(['now', 'later']);
+    expect(batch.Failed ?? []).toEqual([]);
+    const [now] = await receive(q, 10, 0);
+    expect(now?.Body).toBe('now');
+    const [again] = await receive(q, 10, 30);
+    expect(again?.Body).toBe('now');
+    // A receipt handle older than the latest deletes nothing, as in SQS.
+    await sdk(q).send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: now?.ReceiptHandle }));
+    expect(q.messages('delivery')).toHaveLength(2);
+    await sdk(q).send(
+      new DeleteMessageBatchCommand({
+        QueueUrl: url,
+        Entries: [{ Id: '1', ReceiptHandle: again?.ReceiptHandle }],
+      }),
+    );
+    expect(q.messages('delivery').map((m) => m.body)).toEqual(['later']);
+    const [later] = await sdk(q)
+      .send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 3, MaxNumberOfMessages: 10 }))
+      .then((r) => r.Messages ?? []);
+    expect(later?.Body).toBe('later');
   });
 
-  it('changes the visibility of a received message', async () => {
+  it('changes the visibility of a received message and refuses a stale receipt handle', async () => {
     const q = await start();
-    await call(q, 'delivery', 'messages', { messages: [{ body: 'x' }] });
-    const [message] = await receive(q, 1, 60_000);
-    await call(q, 'delivery', 'visibility', { receiptHandle: message?.receiptHandle, visibilityMs: 0 });
+    const url = q.env.DELIVERY_QUEUE_URL;
+    await sdk(q).send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x' }));
+    const [message] = await receive(q, 1, 60);
+    await sdk(q).send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: url,
+        ReceiptHandle: message?.ReceiptHandle,
+        VisibilityTimeout: 0,
+      }),
+    );
+    const [latest] = await receive(q, 1, 60);
+    expect(latest?.MessageId).toBe(message?.MessageId);
+    await expect(
+      sdk(q).send(
+        new ChangeMessageVisibilityCommand({
+          QueueUrl: url,
+          ReceiptHandle: message?.ReceiptHandle,
+          VisibilityTimeout: 5,
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'ReceiptHandleIsInvalid' });
+    const batch = await sdk(q).send(
+      new ChangeMessageVisibilityBatchCommand({
+        QueueUrl: url,
+        Entries: [
+          { Id: 'latest', ReceiptHandle: latest?.ReceiptHandle, VisibilityTimeout: 0 },
+          { Id: 'stale', ReceiptHandle: message?.ReceiptHandle, VisibilityTimeout: 0 },
+        ],
+      }),
+    );
+    expect(batch.Successful?.map((entry) => entry.Id)).toEqual(['latest']);
+    expect(batch.Failed).toMatchObject([{ Id: 'stale', Code: 'ReceiptHandleIsInvalid', SenderFault: true }]);
     expect(await receive(q)).toHaveLength(1);
   });
 
-  it('answers 404 for an unknown queue and 400 for a malformed request', async () => {
+  it('answers QueueDoesNotExist, refuses a batch over ten and reports the queue attributes', async () => {
     const q = await start();
-    expect((await call(q, 'nope', 'messages', { messages: [] })).status).toBe(404);
-    expect((await call(q, 'delivery', 'messages', { messages: [{ nobody: 1 }] })).status).toBe(400);
+    await expect(
+      sdk(q).send(new SendMessageCommand({ QueueUrl: `${q.url}/000000000000/nope`, MessageBody: 'x' })),
+    ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ Id: String(i), MessageBody: 'x' }));
+    await expect(
+      sdk(q).send(new SendMessageBatchCommand({ QueueUrl: q.env.FANOUT_QUEUE_URL, Entries: eleven })),
+    ).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
+    const { QueueUrl } = await sdk(q).send(new GetQueueUrlCommand({ QueueName: 'fan-out' }));
+    expect(QueueUrl).toBe(q.env.FANOUT_QUEUE_URL);
+    await sdk(q).send(new SendMessageCommand({ QueueUrl, MessageBody: 'x' }));
+    const { Attributes } = await sdk(q).send(
+      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }),
+    );
+    expect(Attributes).toMatchObject({
+      ApproximateNumberOfMessages: '1',
+      ApproximateNumberOfMessagesNotVisible: '0',
+    });
+    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({ maxReceiveCount: 5 });
+  });
+
+  it('takes what the deployed adapter (lib/queue/sqs-queue.ts) sends, as the SDK reads it', async () => {
+    const q = await start();
+    const adapter = new SqsQueue({ delivery: q.env.DELIVERY_QUEUE_URL });
+    const bodies = Array.from({ length: 25 }, (_, i) => ({ body: `m${i}` }));
+    await adapter.send('delivery', bodies);
+    expect(q.stats().delivery).toMatchObject({ sent: 25, sendRequests: 3 });
+    const received = [];
+    for (let batch = await receive(q); batch.length > 0; batch = await receive(q)) received.push(...batch);
+    // Its batches go out in parallel: as from SQS standard queues, no order across them.
+    expect(received.map((m) => m.Body).sort()).toEqual(bodies.map((b) => b.body).sort());
+    // The adapter's back-off, read back through the SDK: hidden, then visible again after it.
+    const [first] = received;
+    await adapter.changeVisibility('delivery', first?.ReceiptHandle ?? '', 0);
+    expect((await receive(q, 1))[0]?.MessageId).toBe(first?.MessageId);
+  });
+});
+
+describe('local queue: kept on disk', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'local-queue-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps what a send acknowledged through a SIGKILL of the process that holds the queue', async () => {
+    const path = join(dir, 'queue.db');
+    // A child process runs the queue; the kill comes right after the send was answered.
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { startLocalQueue } from ${JSON.stringify(new URL('../../scripts/local-queue.mjs', import.meta.url).href)};
+         const q = await startLocalQueue({ path: ${JSON.stringify(path)} });
+         console.log(q.url);`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+        child.once('exit', (code) => reject(new Error(`the queue process exited (${code})`)));
+      });
+      const client = new SQSClient({
+        endpoint: url,
+        region: 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      });
+      sqsClients.push(client);
+      const QueueUrl = `${url}/000000000000/delivery`;
+      const entries = Array.from({ length: 10 }, (_, i) => ({ Id: String(i), MessageBody: `kept ${i}` }));
+      await client.send(new SendMessageBatchCommand({ QueueUrl, Entries: entries }));
+      const [received] =
+        (
+          await client.send(
+            new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 1, VisibilityTimeout: 300 }),
+          )
+        ).Messages ?? [];
+      expect(received?.Body).toBe('kept 0');
+      await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'last, then the kill' }));
+      child.kill('SIGKILL');
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGKILL');
+        await once(child, 'exit');
+      }
+    }
+    const q = await start({ path });
+    // All eleven, in the order sent; the one the dead process had received is visible again at once.
+    expect(q.messages('delivery').map((m) => m.body)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `kept ${i}`),
+      'last, then the kill',
+    ]);
+    expect(q.counts().delivery).toMatchObject({ total: 11, visible: 11 });
+  });
+
+  it('keeps a retry’s back-off across a restart, and brings back at once what an invocation held', async () => {
+    const path = join(dir, 'queue.db');
+    let q = await start({ path });
+    q.send('delivery', [{ body: 'retrying' }, { body: 'held' }]);
+    const [retrying, held] = await receive(q, 2, 300);
+    // The function set the back-off of one and was still at work on the other when the process stopped.
+    await new SqsQueue({ delivery: q.env.DELIVERY_QUEUE_URL }).changeVisibility(
+      'delivery',
+      retrying?.ReceiptHandle ?? '',
+      60_000,
+    );
+    await q.stop();
+    queue = undefined;
+    q = await start({ path });
+    const byBody = Object.fromEntries(q.messages('delivery').map((m) => [m.body, m]));
+    expect(byBody.held?.visibleAt).toBeLessThanOrEqual(Date.now());
+    expect(byBody.retrying?.visibleAt).toBeGreaterThan(Date.now() + 50_000);
+    expect(held?.Body).toBe('held');
+  });
+});
+
+describe('npm run dead-letters', () => {
+  const run = (path: string, ...args: string[]) =>
+    spawnSync(process.execPath, ['scripts/dead-letters.mjs', ...args], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, LOCAL_QUEUE_FILE: path },
+      encoding: 'utf8',
+    });
+
+  it('lists what the redrive policy moved and puts it back on the queue it came from', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dead-letters-'));
+    try {
+      const path = join(dir, 'queue.db');
+      expect(run(path).stdout).toMatch(/No local queue yet/);
+      const q = await start({
+        path,
+        consumers: [
+          {
+            queue: 'fan-out',
+            functionKey: 'fanOut',
+            batchSize: 1,
+            visibilityMs: 0,
+            concurrency: 1,
+            maxReceiveCount: 2,
+          },
+        ],
+      });
+      const event = { id: 'e-1', type: 'event.sync.ptp-status.ptp-state-change', source: '/s', time: 't' };
+      q.send('fan-out', [{ body: JSON.stringify({ kind: 'fan-out', resourceAddress: '/c/s/n', event }) }]);
+      q.startPolling(async () => {
+        throw new Error('the function fails every time');
+      });
+      await vi.waitFor(() => expect(q.messages('dead-letter')).toHaveLength(1));
+      const [letter] = q.messages('dead-letter');
+
+      const listed = run(path);
+      expect(listed.status).toBe(0);
+      expect(listed.stdout).toContain(`${letter?.messageId}  dead-lettered`);
+      expect(listed.stdout).toContain(
+        "reason:       received 2 times on the fan-out queue without success (its redrive policy's maxReceiveCount)",
+      );
+      expect(listed.stdout).toContain(
+        'event:        event.sync.ptp-status.ptp-state-change from /s (id e-1, time t) at /c/s/n',
+      );
+
+      expect(run(path, '--redrive', 'no-such-id')).toMatchObject({
+        status: 1,
+        stderr: expect.stringContaining('no dead letter no-such-id'),
+      });
+      expect(run(path, 'stray').status).toBe(2);
+      await q.stop();
+      queue = undefined;
+      const redriven = run(path, '--redrive');
+      expect(redriven.stdout).toContain(`redriven ${letter?.messageId} to the fan-out queue`);
+      const reopened = await start({ path });
+      expect(reopened.messages('dead-letter')).toEqual([]);
+      expect(reopened.messages('fan-out')).toMatchObject([{ messageId: letter?.messageId, receiveCount: 0 }]);
+      expect(run(path).stdout).toMatch(/^No dead letters\./);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -4,23 +4,27 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { queueEnv } from '../../scripts/local-queue.mjs';
 import { startConsumer } from '../support/consumer';
 import { eventAt, freshNode, LOCK_STATE, publish, registerPublisher, subscribe } from './api';
 import { startDeliveryHarness } from './harness';
 
 let port: number;
 let queue: Awaited<ReturnType<typeof startDeliveryHarness>> | undefined;
-const saved = process.env.LOCAL_QUEUE_URL;
+const saved = { ...process.env };
 
 beforeAll(async () => {
   port = await freePort();
-  process.env.LOCAL_QUEUE_URL = `http://127.0.0.1:${port}`; // nothing listens there yet
+  Object.assign(process.env, queueEnv(`http://127.0.0.1:${port}`)); // nothing listens there yet
 });
 
 afterAll(async () => {
   await queue?.stop();
-  if (saved === undefined) delete process.env.LOCAL_QUEUE_URL;
-  else process.env.LOCAL_QUEUE_URL = saved;
+  queue?.restoreEnv();
+  for (const variable of Object.keys(queueEnv(''))) {
+    if (saved[variable] === undefined) delete process.env[variable];
+    else process.env[variable] = saved[variable];
+  }
 });
 
 it('answers 503 with Retry-After, and accepts and delivers the repeat once the queue is back', async () => {

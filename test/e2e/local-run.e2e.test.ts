@@ -64,7 +64,6 @@ async function packageStack(buildFolder?: string): Promise<void> {
         env: {
           ...process.env,
           AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          LOCAL_QUEUE_URL: '',
           ...(buildFolder ? { OCLOUD_BUILD_FOLDER: buildFolder } : {}),
         },
         timeout: 200_000,

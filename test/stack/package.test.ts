@@ -47,7 +47,7 @@ async function packageStack(
 ): Promise<{ dir: string; template: Template; keep: boolean }> {
   const dir = into ?? (await mkdtemp(join(tmpdir(), 'ocloud-package-')));
   await run('node_modules/.bin/serverless', ['package', '--stage', 'prod', '--package', dir, ...extraArgs], {
-    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOCAL_QUEUE_URL: '' },
+    env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     timeout: 180_000,
     maxBuffer: 16 * 1024 * 1024,
   });

@@ -7,7 +7,7 @@ import { vi } from 'vitest';
  * flight or due for a retry: whatever was going to be delivered has been.
  */
 export interface QueueIdleOptions {
-  /** The local queue's base URL; by default the one the handlers use (LOCAL_QUEUE_URL). */
+  /** The local queue's base URL; by default the one the handlers use (DELIVERY_QUEUE_URL's origin). */
   readonly queueUrl?: string;
   /**
    * Only messages whose body contains this count (an address, a publisher or subscription id):
@@ -21,8 +21,9 @@ export interface QueueIdleOptions {
 const POLLED_QUEUES = ['fan-out', 'delivery', 'cleanup'] as const;
 
 export async function waitForQueueIdle(options: QueueIdleOptions = {}): Promise<void> {
-  const queueUrl = options.queueUrl ?? process.env.LOCAL_QUEUE_URL;
-  if (!queueUrl) throw new Error('waitForQueueIdle: no queue URL (LOCAL_QUEUE_URL is not set)');
+  const deliveryQueueUrl = process.env.DELIVERY_QUEUE_URL;
+  const queueUrl = options.queueUrl ?? (deliveryQueueUrl ? new URL(deliveryQueueUrl).origin : undefined);
+  if (!queueUrl) throw new Error('waitForQueueIdle: no queue URL (DELIVERY_QUEUE_URL is not set)');
   await vi.waitFor(
     async () => {
       const busy = await busyQueues(queueUrl, options.concerning);
