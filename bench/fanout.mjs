@@ -16,6 +16,7 @@ import http from 'node:http';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
 import {
+  cpuMs,
   exitAfter,
   listenLocal,
   loadEntry,
@@ -119,6 +120,8 @@ async function main() {
     print(`seeded ${SUBSCRIBERS} subscriptions in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
 
     const event = lockStateEvent(node, new Date().toISOString(), 'HOLDOVER');
+    const dbCpuBefore = cpuMs(db.process.pid);
+    const ownCpuBefore = process.cpuUsage();
     const started = Date.now();
     const result = await lib.publish().publish(publisherId, event);
     const publishMs = Date.now() - started;
@@ -126,6 +129,8 @@ async function main() {
     await until(() => sink.distinct('bulk') >= SUBSCRIBERS, 'every delivery');
     const fanOutMs = Date.now() - started;
     await until(() => queue.idle(), 'the queues to drain');
+    const dbCpuAfter = cpuMs(db.process.pid);
+    const ownCpu = process.cpuUsage(ownCpuBefore);
 
     const body = JSON.stringify(event);
     const policy = lib.createNetworkPolicy({ mode: 'allow-private' });
@@ -150,6 +155,15 @@ async function main() {
     );
     print(
       `  ratio queued / plain         ${(fanOutMs / plainMs).toFixed(2)}×  ${verdict('fanout', 'ratio', fanOutMs / plainMs, 3)}`,
+    );
+
+    // Where the wall time went: the store's CPU against the handlers' (this process, the local
+    // queue included), per notification, beside the wall time available to them.
+    const perNotification = (/** @type {number} */ cpu) => `${((cpu * 1000) / SUBSCRIBERS).toFixed(0)} µs`;
+    const ownMs = (ownCpu.user + ownCpu.system) / 1000;
+    const dbMs = dbCpuBefore === undefined || dbCpuAfter === undefined ? undefined : dbCpuAfter - dbCpuBefore;
+    print(
+      `  CPU per notification         DynamoDB Local ${dbMs === undefined ? 'n/a' : perNotification(dbMs)}, handlers and queue ${perNotification(ownMs)} (wall ${perNotification(fanOutMs)}, 2 cores: ${perNotification(fanOutMs * 2)} of CPU)`,
     );
 
     // --- a fast consumer, beside a hanging one or alone ------------------------------------
