@@ -13,7 +13,7 @@ export class DynamoDeliveryStore implements DeliveryStore {
     private readonly table: DynamoTable,
     private readonly subscriptions: Pick<SubscriptionStore, 'getSubscriptions' | 'deleteSubscription'>,
   ) {
-    this.cursors = new DeliveryCursors(table.client, table.name);
+    this.cursors = new DeliveryCursors(table);
   }
 
   async subscriptionsAt(

@@ -45,6 +45,25 @@ describe('delivery cursors', () => {
     expect(outcomes.filter((o) => o.kind === 'leased')).toHaveLength(19);
   });
 
+  it('lets exactly one of many concurrent batch calls take the lease, for a new cursor and for one that exists', async () => {
+    // Each batch call reads the cursor first; those that read it free all write, and the write's
+    // own condition lets only one through (the INSERT of a new cursor, the UPDATE of an existing one).
+    for (const prepare of [false, true]) {
+      const key = freshKey();
+      if (prepare) {
+        const earlier = attempt(key, T1, 'earlier');
+        await store().acquireDeliveryLease(earlier);
+        await store().completeDelivery(earlier);
+      }
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => store().acquireDeliveryLeases([attempt(key, T2, `e${i}`)])),
+      );
+      const kinds = outcomes.map(([o]) => (o?.status === 'fulfilled' ? o.value.kind : 'rejected'));
+      expect(kinds.filter((k) => k === 'acquired')).toHaveLength(1);
+      expect(kinds.filter((k) => k === 'leased')).toHaveLength(19);
+    }
+  });
+
   it('drops an event older than, or the same as, the one delivered last', async () => {
     const key = freshKey();
     const newer = attempt(key, T2);
