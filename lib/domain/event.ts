@@ -1,5 +1,6 @@
 import { BadRequestError } from '../errors';
 import { EVENT_CATALOGUE } from './event-catalogue';
+import { requireExactMemberNames } from './member-names';
 import {
   isAtOrUnder,
   normaliseResourceAddress,
@@ -37,6 +38,10 @@ const MAX_ID_LENGTH = 256;
 const MAX_VALUES = 64;
 const TYPE_FORM = /^event(\.[A-Za-z0-9][A-Za-z0-9_-]*){3,}$/;
 const RFC3339_UTC = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|\+00:00)$/;
+/** The members the rules below read; a case variant of one of them is named in the 400. */
+const EVENT_MEMBERS = ['specversion', 'id', 'source', 'type', 'time', 'data'] as const;
+const DATA_MEMBERS = ['version', 'values'] as const;
+const VALUE_MEMBERS = ['ResourceAddress', 'data_type', 'value_type', 'value'] as const;
 const DECIMAL_3 = /^-?\d+(\.\d{1,3})?$/;
 const UNSIGNED_INTEGER = /^\d+$/;
 
@@ -47,6 +52,7 @@ const UNSIGNED_INTEGER = /^\d+$/;
  */
 export function validateEvent(body: unknown, publisherAddress?: string): ValidatedEvent {
   const input = object(body, 'the request body');
+  requireExactMemberNames(input, EVENT_MEMBERS);
   const id = nonEmptyString(input.id, 'id');
   if (id.length > MAX_ID_LENGTH) throw bad(`id is longer than ${MAX_ID_LENGTH} characters`);
   if (input.specversion !== '1.0') throw bad('specversion must be the string "1.0"');
@@ -56,6 +62,7 @@ export function validateEvent(body: unknown, publisherAddress?: string): Validat
   const time = nonEmptyString(input.time, 'time');
   const timeKey = parseTime(time);
   const data = object(input.data, 'data');
+  requireExactMemberNames(data, DATA_MEMBERS, 'data.');
   const version = nonEmptyString(data.version, 'data.version');
   if (!Array.isArray(data.values) || data.values.length === 0) {
     throw bad('data.values must be a non-empty array');
@@ -137,6 +144,7 @@ export function wrongSource(source: string, publisherAddress: string): BadReques
 
 function validateValue(raw: unknown, member: string): EventValue {
   const input = object(raw, member);
+  requireExactMemberNames(input, VALUE_MEMBERS, `${member}.`);
   const ResourceAddress = normaliseResourceAddress(input.ResourceAddress, `${member}.ResourceAddress`);
   const dataType = input.data_type;
   if (dataType !== 'notification' && dataType !== 'metric') {

@@ -270,6 +270,30 @@ describe('validateEvent: the stored form', () => {
     ]);
   });
 
+  it.each([
+    ['Time beside time', (e: Obj) => ({ ...e, Time: TIME }), '"Time" must be written time'],
+    ['Data for data', (e: Obj) => ({ ...e, data: undefined, Data: e.data }), '"Data" must be written data'],
+    [
+      'data.Values',
+      (e: Obj) => ({ ...e, data: { version: '1.0', Values: dataOf(e).values } }),
+      '"data.Values" must be written data.values',
+    ],
+    [
+      'data.values[0].resourceAddress',
+      (e: Obj) => {
+        const { ResourceAddress, ...rest } = valueAt(e);
+        return { ...e, data: { version: '1.0', values: [{ ...rest, resourceAddress: ResourceAddress }] } };
+      },
+      '"data.values[0].resourceAddress" must be written data.values[0].ResourceAddress',
+    ],
+  ] as const)(
+    'a member in the wrong case (%s) → 400 saying names are case-sensitive',
+    (_name, mutate, says) => {
+      const error = badRequest(() => validateEvent(mutate(event()), publisher));
+      expect(error.detail).toBe(`member names are case-sensitive: ${says}`);
+    },
+  );
+
   it('normalises ResourceAddress inside values (single trailing slash removed)', () => {
     const body = event({}, [
       value({ ResourceAddress: `${publisher}/` }),
