@@ -395,6 +395,21 @@ describe('serverless package --stage prod', () => {
     }
   });
 
+  it("shows every alarm of the stack in its dashboard's alarm widget", () => {
+    const dashboard = iam.template.Resources.Dashboard;
+    if (!dashboard) throw new Error('the template has no Dashboard');
+    const body = (dashboard.Properties.DashboardBody as { 'Fn::Sub': string })['Fn::Sub'];
+    const widgets = (JSON.parse(body) as { widgets: { type: string; properties: { alarms?: string[] } }[] })
+      .widgets;
+    const shown = widgets
+      .flatMap((widget) => (widget.type === 'alarm' ? (widget.properties.alarms ?? []) : []))
+      .map((arn) => arn.split(':alarm:')[1]);
+    const defined = byType(iam.template, 'AWS::CloudWatch::Alarm').map(([, alarm]) =>
+      String(alarm.Properties.AlarmName),
+    );
+    expect(shown.sort()).toEqual(defined.sort());
+  });
+
   it('keeps logs for the configured retention', () => {
     const groups = byType(iam.template, 'AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThanOrEqual(15);
