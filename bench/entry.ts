@@ -3,4 +3,5 @@ export { handler as deliverHandler } from '../functions/deliver';
 export { handler as fanOutHandler } from '../functions/fan-out';
 export { postJson } from '../lib/delivery/http-sender';
 export { createNetworkPolicy } from '../lib/delivery/network-policy';
-export { publish, publishers, subscriptionStore } from '../lib/services';
+export { parseTime } from '../lib/domain/event';
+export { deliveryStore, publish, publishers, subscriptionStore } from '../lib/services';

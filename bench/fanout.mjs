@@ -18,6 +18,7 @@ import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
 import {
   cpuMs,
   exitAfter,
+  informational,
   listenLocal,
   loadEntry,
   lockStateEvent,
@@ -77,6 +78,51 @@ async function startSink() {
       return new Promise((resolve) => server.close(() => resolve(undefined)));
     },
   };
+}
+
+/**
+ * Times the DynamoDB calls the delivery path makes for one event to every subscription of
+ * `address`: the fan-out's pages, then per batch of 10 (16 batches at once, as the deliver
+ * consumer runs) the subscriptions' read, the ordering leases and their completions. Fresh cursor
+ * keys (another address under the same subscriptions), so each lease is a pair's first, as in the
+ * measured run. Without `withWrites`, only the reads: what a path that wrote nothing per
+ * notification would still cost here.
+ * @param {Awaited<ReturnType<typeof loadEntry>>} lib @param {string} address @param {{ time: string, source: string, id: string }} event
+ * @param {boolean} [withWrites]
+ */
+async function storeFloor(lib, address, event, withWrites = true) {
+  const store = lib.deliveryStore();
+  const started = Date.now();
+  /** @type {string[]} */
+  const ids = [];
+  /** @type {unknown} */
+  let startKey;
+  do {
+    const page = await store.subscriptionsAt(address, startKey ? { startKey } : {});
+    for (const subscription of page.subscriptions) ids.push(subscription.id);
+    startKey = page.next;
+  } while (startKey);
+  const cursorAddress = `${address}/floor-${randomUUID().slice(0, 6)}`;
+  const batches = Math.ceil(ids.length / 10);
+  await pool(batches, 16, async (b) => {
+    const batch = ids.slice(b * 10, b * 10 + 10);
+    const now = Date.now();
+    const attempts = batch.map((subscriptionId) => ({
+      subscriptionId,
+      resourceAddress: cursorAddress,
+      timeKey: lib.parseTime(event.time),
+      eventKey: `${event.source}#${event.id}`,
+      leaseOwner: randomUUID(),
+      now,
+      leaseUntil: now + 3000,
+      expiresAt: Math.ceil(now / 1000) + 3600,
+    }));
+    await store.getSubscriptions(batch);
+    if (!withWrites) return;
+    await store.acquireDeliveryLeases(attempts);
+    await store.completeDeliveries(attempts);
+  });
+  return Date.now() - started;
 }
 
 async function main() {
@@ -164,6 +210,20 @@ async function main() {
     const dbMs = dbCpuBefore === undefined || dbCpuAfter === undefined ? undefined : dbCpuAfter - dbCpuBefore;
     print(
       `  CPU per notification         DynamoDB Local ${dbMs === undefined ? 'n/a' : perNotification(dbMs)}, handlers and queue ${perNotification(ownMs)} (wall ${perNotification(fanOutMs)}, 2 cores: ${perNotification(fanOutMs * 2)} of CPU)`,
+    );
+
+    // The store's floor: the same DynamoDB work the delivery path did for these notifications
+    // (the fan-out's pages; per batch of 10 the subscriptions' BatchGetItem, the leases and the
+    // completions), made straight from the store adapter with the deliver consumers' concurrency,
+    // without the queue, the handlers or any POST. Whatever the path does, it cannot be faster
+    // than this on this store: when the floor alone is over the budget, the budget cannot be met.
+    const floorMs = await storeFloor(lib, address, event);
+    print(
+      `  the store's calls alone      ${(floorMs / 1000).toFixed(2)} s = ${(floorMs / plainMs).toFixed(2)}× the plain loop (DynamoDB Local's floor under this path)  ${informational('fanout', 'store floor')}`,
+    );
+    const readsMs = await storeFloor(lib, address, event, false);
+    print(
+      `  its reads alone              ${(readsMs / 1000).toFixed(2)} s = ${(readsMs / plainMs).toFixed(2)}× (the floor of a path writing nothing per notification)  ${informational('fanout', 'reads floor')}`,
     );
 
     // --- a fast consumer, beside a hanging one or alone ------------------------------------

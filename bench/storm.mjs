@@ -16,7 +16,16 @@ import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startOffline } from '../scripts/offline.mjs';
 import { TABLE_NAME } from '../scripts/start-local.mjs';
 import { countingProxy } from './capacity.mjs';
-import { exitAfter, listenLocal, pool, quantile, until, verdict, verdicts } from './common.mjs';
+import {
+  exitAfter,
+  informational,
+  listenLocal,
+  pool,
+  quantile,
+  until,
+  verdict,
+  verdicts,
+} from './common.mjs';
 
 const NODES = Number(process.env.NODES || 200);
 const PART = 'storm';
@@ -70,10 +79,18 @@ function eventFor(address, kind, time, value = kind.value) {
 
 /** @param {string} url @param {string} body @returns {Promise<{ status: number, text: string }>} */
 function post(url, body) {
+  return send('POST', url, body);
+}
+
+/**
+ * @param {'GET' | 'POST'} method @param {string} url @param {string | undefined} body
+ * @returns {Promise<{ status: number, text: string }>}
+ */
+function send(method, url, body) {
   return new Promise((resolve, reject) => {
     const request = http.request(
       url,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json' } },
+      { method, agent, headers: body === undefined ? {} : { 'content-type': 'application/json' } },
       (response) => {
         const chunks = /** @type {Buffer[]} */ ([]);
         response.on('data', (chunk) => chunks.push(chunk));
@@ -259,6 +276,18 @@ async function main() {
     });
     const plainMs = Date.now() - plainStarted;
 
+    // serverless offline's own floor: as many requests as the storm's publishes, all at once, to
+    // its cheapest route (GET /health: one GetItem). The storm's publishes cannot be answered
+    // faster than this on this machine, whatever the handlers do.
+    const floorStarted = Date.now();
+    await Promise.all(
+      publishers.map(async () => {
+        const reply = await send('GET', `${api}/health`, undefined);
+        if (reply.status !== 200) throw new Error(`health: HTTP ${reply.status} ${reply.text}`);
+      }),
+    );
+    const offlineFloorMs = Date.now() - floorStarted;
+
     const latencies = result.delivered.map((x) => (sink.firstAt.get(x.key) ?? 0) - x.acceptedAt);
     const p50 = quantile(latencies, 0.5);
     const p99 = quantile(latencies, 0.99);
@@ -294,6 +323,9 @@ async function main() {
       `  plain POST loop, ${CONCURRENCY} at once   ${plainMs} ms for the same ${result.expected.length} notifications`,
     );
     print(`  ratio storm / plain           ${(result.wallMs / plainMs).toFixed(2)}×`);
+    print(
+      `  offline's floor               ${offlineFloorMs} ms for ${publishers.length} GET /health at once = ${(offlineFloorMs / plainMs).toFixed(2)}× the plain loop (the publishes alone cannot be answered faster)  ${informational(PART, 'offline floor')}`,
+    );
     print(
       `  DynamoDB per notification     ${(dynamo.requests / n).toFixed(2)} requests, ${(dynamo.capacity / n).toFixed(2)} capacity units (${dynamo.byOperation})`,
     );
