@@ -503,7 +503,7 @@ export async function pool(count, concurrency, task) {
 export async function loadEntry(entry, endpoint, queueUrl) {
   Object.assign(process.env, {
     ...handlerEnv(endpoint, queueUrl),
-    LOG_LEVEL: 'error',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL || 'error',
   });
   const outfile = join(workDir(), entry.replace(/\.ts$/, BUNDLE_EXTENSION));
   await build({

@@ -175,6 +175,7 @@ async function main() {
     await until(() => sink.distinct('bulk') >= SUBSCRIBERS, 'every delivery');
     const fanOutMs = Date.now() - started;
     await until(() => queue.idle(), 'the queues to drain');
+    const enqueued = queue.stats().delivery;
     const dbCpuAfter = cpuMs(db.process.pid);
     const ownCpu = process.cpuUsage(ownCpuBefore);
 
@@ -192,6 +193,10 @@ async function main() {
     const repeats = sink.count('bulk') - sink.distinct('bulk');
     print(
       `  delivered                    ${sink.distinct('bulk')} of ${SUBSCRIBERS} (+${repeats} repeats: at-least-once)`,
+    );
+    // A repeat comes either from a delivery message enqueued twice or from one received twice.
+    print(
+      `  delivery messages            ${enqueued.sent} enqueued, ${enqueued.received} received (for ${SUBSCRIBERS} notifications)`,
     );
     print(
       `  wall time                    ${(fanOutMs / 1000).toFixed(2)} s (${Math.round((SUBSCRIBERS * 1000) / fanOutMs)}/s)`,

@@ -18,6 +18,8 @@ export interface PostJsonOptions {
 }
 
 const MAX_DRAIN_BYTES = 64 * 1024;
+/** How long an attempt may wait for one of the agent's sockets to its host before it counts as timed out. */
+const SOCKET_WAIT_LIMIT_MS = 10_000;
 
 // Idle sockets are dropped well before the usual 5 s server keep-alive so a
 // reused socket is rarely one the consumer has already closed.
@@ -72,7 +74,11 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
 
   const isHttps = target.protocol === 'https:';
   return new Promise((resolve) => {
-    const started = Date.now();
+    // The attempt's time-out is the consumer's: it runs from the moment the request has its socket
+    // (connecting or pooled), not while it waits for one of the agent's sockets to this host. With
+    // more attempts to one host in flight than the agent's sockets, the waiting ones would
+    // otherwise time out while their consumer answers promptly, and be sent again.
+    let started = Date.now();
     const remaining = () => Math.max(0, opts.timeoutMs - (Date.now() - started));
     let settled = false;
     let timer: NodeJS.Timeout | undefined;
@@ -83,11 +89,16 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
       clearTimeout(timer);
       resolve(outcome);
     };
+    const timeOutIn = (ms: number) => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        finish({ kind: 'timeout' });
+        req?.destroy();
+      }, ms);
+    };
 
-    timer = setTimeout(() => {
-      finish({ kind: 'timeout' });
-      req?.destroy();
-    }, opts.timeoutMs);
+    // Waiting for a socket is bounded too: by then the host has kept every socket busy that long.
+    timeOutIn(opts.timeoutMs + SOCKET_WAIT_LIMIT_MS);
 
     req = (isHttps ? https : http).request(
       target,
@@ -128,6 +139,8 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
     );
     // A pooled socket skips `lookup`; re-check where it is actually connected.
     req.on('socket', (socket: Socket) => {
+      started = Date.now();
+      timeOutIn(opts.timeoutMs);
       if (socket.connecting || !socket.remoteAddress) return;
       const verdict = opts.policy.check(socket.remoteAddress);
       if (!verdict.allowed) {

@@ -119,6 +119,17 @@ describe('postJson', () => {
     expect(elapsed).toBeLessThan(timeoutMs + 200);
   });
 
+  it("times an attempt from when it has a socket, not while it waits for one of the agent's 64 to a busy host", async () => {
+    // Each answer takes 2/3 of the time-out; 128 attempts at once to one host: the second 64 wait
+    // for a socket about that long first, which must not count against their consumer.
+    const server = await startServer((_req, res) => {
+      setTimeout(() => res.writeHead(204).end(), (timeoutMs * 2) / 3);
+    });
+    const outcomes = await Promise.all(Array.from({ length: 128 }, () => send(server.url)));
+    expect(outcomes.filter((o) => o.kind !== 'response')).toEqual([]);
+    expect(server.received).toHaveLength(128);
+  });
+
   it('maps a closed port to network-error', async () => {
     const server = await startServer((_req, res) => res.end());
     const closed = servers.pop();
