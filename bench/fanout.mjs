@@ -87,7 +87,7 @@ async function startSink() {
  * keys (another address under the same subscriptions), so each lease is a pair's first, as in the
  * measured run. Without `withWrites`, only the reads: what a path that wrote nothing per
  * notification would still cost here.
- * @param {Awaited<ReturnType<typeof loadEntry>>} lib @param {string} address @param {{ time: string, source: string, id: string }} event
+ * @param {Awaited<ReturnType<typeof loadEntry>>} lib @param {string} address @param {ReturnType<typeof lockStateEvent>} event
  * @param {boolean} [withWrites]
  */
 async function storeFloor(lib, address, event, withWrites = true) {
@@ -103,20 +103,18 @@ async function storeFloor(lib, address, event, withWrites = true) {
     startKey = page.next;
   } while (startKey);
   const cursorAddress = `${address}/floor-${randomUUID().slice(0, 6)}`;
+  // The deliver function's own settings, as it reads them from its environment.
+  const settings = {
+    timeoutMs: lib.config().deliveryTimeoutMs,
+    retryWindowMs: lib.deliveryConfig().retryWindowSeconds * 1000,
+  };
   const batches = Math.ceil(ids.length / 10);
   await pool(batches, 16, async (b) => {
     const batch = ids.slice(b * 10, b * 10 + 10);
     const now = Date.now();
-    const attempts = batch.map((subscriptionId) => ({
-      subscriptionId,
-      resourceAddress: cursorAddress,
-      timeKey: lib.parseTime(event.time),
-      eventKey: `${event.source}#${event.id}`,
-      leaseOwner: randomUUID(),
-      now,
-      leaseUntil: now + 3000,
-      expiresAt: Math.ceil(now / 1000) + 3600,
-    }));
+    const attempts = batch.map((subscriptionId) =>
+      lib.cursorAttempt({ subscriptionId, resourceAddress: cursorAddress, event }, now, settings),
+    );
     await store.getSubscriptions(batch);
     if (!withWrites) return;
     await store.acquireDeliveryLeases(attempts);

@@ -66,7 +66,7 @@ export class Deliverer {
   async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
     const now = this.clock();
     const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
-    const cursor = this.cursorAttempt(message, now);
+    const cursor = cursorAttempt(message, now, this.settings);
     const [subscription, lease] = await Promise.all([
       this.subscriptions.run(message.subscriptionId),
       this.leases.run(cursor),
@@ -128,19 +128,6 @@ export class Deliverer {
     return { kind: 'retry', delayMs, failed: true };
   }
 
-  private cursorAttempt(message: DeliveryMessage, now: number): DeliveryAttempt {
-    return {
-      subscriptionId: message.subscriptionId,
-      resourceAddress: message.resourceAddress,
-      timeKey: parseTime(message.event.time),
-      eventKey: `${message.event.source}#${message.event.id}`,
-      leaseOwner: randomUUID(),
-      now,
-      leaseUntil: now + this.settings.timeoutMs + LEASE_MARGIN_MS,
-      expiresAt: Math.ceil((now + this.settings.retryWindowMs) / 1000) + CURSOR_RETENTION_SECONDS,
-    };
-  }
-
   /** A lease left behind expires by itself; failing to free it early is not worth failing for. */
   private async release(cursor: DeliveryAttempt): Promise<void> {
     try {
@@ -178,4 +165,26 @@ export class Deliverer {
   private windowText(): string {
     return `${this.settings.retryWindowMs / 1000} s`;
   }
+}
+
+/**
+ * The ordering cursor's view of one attempt of `message` at `now`: the lease lasts the attempt's
+ * time-out plus a margin, and the cursor outlives the retry window. The benchmarks build their
+ * attempts here too, so that they time the store calls delivery makes.
+ */
+export function cursorAttempt(
+  message: Pick<DeliveryMessage, 'subscriptionId' | 'resourceAddress' | 'event'>,
+  now: number,
+  settings: Pick<DelivererSettings, 'timeoutMs' | 'retryWindowMs'>,
+): DeliveryAttempt {
+  return {
+    subscriptionId: message.subscriptionId,
+    resourceAddress: message.resourceAddress,
+    timeKey: parseTime(message.event.time),
+    eventKey: `${message.event.source}#${message.event.id}`,
+    leaseOwner: randomUUID(),
+    now,
+    leaseUntil: now + settings.timeoutMs + LEASE_MARGIN_MS,
+    expiresAt: Math.ceil((now + settings.retryWindowMs) / 1000) + CURSOR_RETENTION_SECONDS,
+  };
 }
