@@ -1,7 +1,7 @@
 /** The ordering cursor of (subscription, address) in DynamoDB Local: lease, watermark, supersession. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryAttempt } from '../../lib/domain/model';
+import type { CompletedAttempt } from '../../lib/domain/model';
 import { deliveryStore as store } from '../../lib/services';
 
 const T1 = '2026-01-01T00:00:01.000000000';
@@ -17,7 +17,8 @@ function attempt(key: { subscriptionId: string; resourceAddress: string }, timeK
     now,
     leaseUntil: now + 7000,
     expiresAt: Math.floor(now / 1000) + 3600,
-  } satisfies DeliveryAttempt;
+    delivered: { source: '/sync/ptp-status/lock-state', id, time: timeKey, deliveredAt: now, latencyMs: 1 },
+  } satisfies CompletedAttempt;
 }
 
 const freshKey = () => ({

@@ -89,6 +89,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
       backoff: { baseMs: 1000, maxMs: 300_000 },
     }),
     queue,
+    deliveryStore(),
   );
   const all = [...delivered, failed, hung, deleted, held];
   let settled = false;

@@ -49,6 +49,7 @@ class InMemoryDeliveryStore implements DeliveryStore {
     return Promise.allSettled(attempts.map(() => this.completeDelivery()));
   }
   async releaseDeliveryLease() {}
+  async recordDeadLetter() {}
 }
 
 const consumers: { close(): Promise<void> }[] = [];

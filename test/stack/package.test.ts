@@ -75,6 +75,9 @@ const CONSUMER_ROUTES = [
   'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
   'DELETE /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
   'POST /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/secret/rotate',
+  'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/deliveries',
+  'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/dead-letters',
+  'POST /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/dead-letters/redrive',
   'GET /api/ocloudNotifications/v2/{proxy+}',
   'GET /api/ocloudNotifications/v2/publishers',
 ];
@@ -194,6 +197,7 @@ describe('serverless package --stage prod', () => {
       ListSubscriptions: ['dynamodb:GetItem', 'dynamodb:Query'],
       DeleteAllSubscriptions: ['dynamodb:Query', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
       RemoveRetiredSubscriptions: [
+        'dynamodb:BatchWriteItem',
         'dynamodb:DeleteItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
@@ -203,7 +207,21 @@ describe('serverless package --stage prod', () => {
         'sqs:SendMessage',
       ],
       GetSubscription: ['dynamodb:BatchGetItem'],
-      DeleteSubscription: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      DeleteSubscription: [
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
+      ListDeliveries: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+      ListDeadLetters: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+      RedriveDeadLetters: [
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:Query',
+        'sqs:SendMessage',
+      ],
       GetCurrentState: ['dynamodb:GetItem'],
       ListPublishers: ['dynamodb:Query'],
       Health: ['dynamodb:GetItem'],
@@ -226,10 +244,13 @@ describe('serverless package --stage prod', () => {
       ],
       Deliver: [
         'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PartiQLInsert',
         'dynamodb:PartiQLUpdate',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
         'kms:Decrypt',
         'sqs:ChangeMessageVisibility',
@@ -336,7 +357,12 @@ describe('serverless package --stage prod', () => {
       )
       .map(([name]) => name)
       .sort();
-    expect(withKey).toEqual(['ListPublishersLambdaFunction', 'ListSubscriptionsLambdaFunction']);
+    expect(withKey).toEqual([
+      'ListDeadLettersLambdaFunction',
+      'ListDeliveriesLambdaFunction',
+      'ListPublishersLambdaFunction',
+      'ListSubscriptionsLambdaFunction',
+    ]);
   });
 
   it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered, notifying the alarm topic', () => {
