@@ -256,11 +256,6 @@ const ONE_READ = { allowed: { GetItem: 1 }, text: 'one read' };
 const ONE_QUERY = { allowed: { Query: 1 }, text: 'a query (per page), no scan' };
 /** @type {StoreBudget} */
 const ONE_TRANSACTION = { allowed: { TransactWriteItems: 1 }, text: 'one transaction' };
-/** What an owner's subscription operations read first: its generation (bumped by delete-all). @type {StoreBudget} */
-const OWNER_READ_AND_TRANSACTION = {
-  allowed: { GetItem: 1, TransactWriteItems: 1 },
-  text: "the owner's generation + one transaction",
-};
 
 /** @type {Route[]} */
 export const ROUTES = [
@@ -363,7 +358,10 @@ export const ROUTES = [
   subscribeRoute('inclusive'),
   {
     name: 'DELETE /subscriptions/{id}',
-    storeBudget: OWNER_READ_AND_TRANSACTION,
+    storeBudget: {
+      allowed: { GetItem: 1, TransactWriteItems: 1, Query: 1 },
+      text: "the owner's generation + one transaction + its dead letters (a query of keys, nearly always empty)",
+    },
     fn: 'deleteSubscription',
     sample: async (fx) => {
       const address = fx.stateless?.node ?? '';
@@ -387,6 +385,15 @@ export const ROUTES = [
               ...deleteSubscriptionTransaction(bare.id, principal),
             }),
           );
+          await query(fx.db, {
+            TableName: T,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: {
+              ':pk': keys.subscription(bare.id).pk,
+              ':prefix': keys.deadLetterPrefix(),
+            },
+            ProjectionExpression: 'pk, sk',
+          });
         },
       };
     },

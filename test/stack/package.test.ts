@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
+import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
+import { deadLetterItem } from '../../lib/store/delivery-records';
 import tableSchema from '../../lib/store/table-schema.json';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
@@ -306,6 +308,25 @@ describe('serverless package --stage prod', () => {
       SSESpecification: { SSEEnabled: true },
       DeletionProtectionEnabled: true,
     });
+  });
+
+  it("expires a subscription's dead letters with the table's TTL, 14 days after they were given up on", () => {
+    const deadLetteredAt = '2026-11-24T12:00:00.000Z';
+    const item = deadLetterItem({
+      subscriptionId: 'sub-1',
+      subscriptionCreatedAt: '2026-11-01T00:00:00.000Z',
+      resourceAddress: '/c/s/n/sync/ptp-status/lock-state',
+      publisherId: 'pub-1',
+      event: validateEvent(lockStateEvent({ node: '/c/s/n' })).event,
+      acceptedAt: deadLetteredAt,
+      reason: 'it answered HTTP 400, which is not retried',
+      attempts: 1,
+      deadLetteredAt,
+    });
+    const ttl = iam.template.Resources.NotificationsTable?.Properties.TimeToLiveSpecification as {
+      AttributeName: string;
+    };
+    expect(item[ttl.AttributeName]).toBe(Date.parse(deadLetteredAt) / 1000 + 14 * 24 * 3600);
   });
 
   it('keeps signing secrets under a retained KMS key with rotation, named to the functions that sign', () => {
