@@ -119,7 +119,7 @@ export class DeliveryCursors {
       Statement:
         `UPDATE "${this.tableName}" SET deliveredTimeKey = ? SET deliveredEvent = ? SET expiresAt = ? ` +
         'SET lastDelivered = ? REMOVE leaseOwner REMOVE leaseUntil WHERE pk = ? AND sk = ? AND leaseOwner = ?',
-      Parameters: [a.timeKey, a.eventKey, a.expiresAt, deliveredAttribute(a), ...this.keyOf(a), a.leaseOwner],
+      Parameters: [a.timeKey, a.eventKey, a.expiresAt, a.delivered, ...this.keyOf(a), a.leaseOwner],
     }));
     return Promise.allSettled(
       results.map((result, i) => (result.ok ? undefined : this.complete(attempts[i] as CompletedAttempt))),
@@ -165,7 +165,7 @@ export class DeliveryCursors {
         ':t': a.timeKey,
         ':e': a.eventKey,
         ':expires': a.expiresAt,
-        ':d': deliveredAttribute(a),
+        ':d': a.delivered,
         ':owner': a.leaseOwner,
       },
     });
@@ -181,7 +181,7 @@ export class DeliveryCursors {
         ':t': a.timeKey,
         ':e': a.eventKey,
         ':expires': a.expiresAt,
-        ':d': deliveredAttribute(a),
+        ':d': a.delivered,
       },
     });
   }
@@ -194,9 +194,7 @@ export class DeliveryCursors {
       ConditionExpression: 'leaseOwner = :owner',
       ExpressionAttributeValues: {
         ':owner': a.leaseOwner,
-        ...(failure
-          ? { ':failure': { at: failure.at, reason: failure.reason, attempts: failure.attempts } }
-          : {}),
+        ...(failure ? { ':failure': failure } : {}),
       },
     });
   }
@@ -291,17 +289,6 @@ function judgeHeld(a: DeliveryAttempt, current: Record<string, unknown>): LeaseO
 export function supersedes(cursor: Record<string, unknown>, timeKey: string, eventKey: string): boolean {
   const delivered = typeof cursor.deliveredTimeKey === 'string' ? cursor.deliveredTimeKey : '';
   return delivered > timeKey || (delivered === timeKey && cursor.deliveredEvent === eventKey);
-}
-
-/** `lastDelivered`: the delivered event as GET /subscriptions/{id}/deliveries shows it. */
-function deliveredAttribute({ delivered: d }: CompletedAttempt): Record<string, string | number> {
-  return {
-    source: d.source,
-    id: d.id,
-    time: d.time,
-    deliveredAt: d.deliveredAt,
-    ...(d.latencyMs === undefined ? {} : { latencyMs: d.latencyMs }),
-  };
 }
 
 /** Indexes of `attempts` in chunks of at most 25 with no (subscription, address) twice in one. */

@@ -105,18 +105,12 @@ export async function removeDeadLettersOf(
   }
 }
 
+/** The letter as it is (the dead-letter queue's members too, when it is one), keyed and expiring. */
 export function deadLetterItem(letter: DeadLetterRecord): Item {
   return {
+    ...letter,
     ...deadLetterKey(letter),
-    resourceAddress: letter.resourceAddress,
-    publisherId: letter.publisherId,
     event: JSON.stringify(letter.event),
-    acceptedAt: letter.acceptedAt,
-    reason: letter.reason,
-    attempts: letter.attempts,
-    deadLetteredAt: letter.deadLetteredAt,
-    subscriptionId: letter.subscriptionId,
-    subscriptionCreatedAt: letter.subscriptionCreatedAt,
     expiresAt: Math.ceil(Date.parse(letter.deadLetteredAt) / 1000) + DEAD_LETTER_RETENTION_SECONDS,
   };
 }

@@ -134,7 +134,7 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
     try {
       await removeDeadLettersOf(this.table, id);
     } catch (error) {
-      logger.warn('could not remove a deleted subscription’s dead letters; they expire', { id, error });
+      logger.warn('dead letters left to expire', { id, error });
     }
   }
 
