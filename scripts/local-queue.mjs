@@ -83,7 +83,8 @@ export const DEFAULT_CONSUMERS = [
 
 /**
  * The variables the functions read their queue URLs from (serverless.yml maps them on the local
- * stage), for a local queue at `url`.
+ * stage), for a local queue at `url`; and the SQS endpoint the AWS SDK reads by itself, so that
+ * its client's endpoint is the queue URLs' host, as in AWS (else it warns at every call).
  * @param {string} url
  */
 export function queueEnv(url) {
@@ -93,6 +94,7 @@ export function queueEnv(url) {
     DELIVERY_QUEUE_URL: queueUrl('delivery'),
     DEAD_LETTER_QUEUE_URL: queueUrl('dead-letter'),
     CLEANUP_QUEUE_URL: queueUrl('cleanup'),
+    AWS_ENDPOINT_URL_SQS: url,
   };
 }
 
