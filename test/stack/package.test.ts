@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
 import { ROUTES } from '../../lib/http/routes';
 import tableSchema from '../../lib/store/table-schema.json';
+import packageJson from '../../package.json';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
 import { captureEmf, type EmfRecord } from '../support/emf';
@@ -159,15 +160,19 @@ describe('serverless package --stage prod', () => {
     }
   });
 
-  it('runs every function on nodejs22.x or newer, each with a role of its own', () => {
+  it('runs every function on one Node runtime, an active LTS that package.json supports (and CI tests on), each with a role of its own', () => {
     const functions = byType(iam.template, 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThanOrEqual(15);
     const roles = new Set<string>();
-    for (const [name, fn] of functions) {
-      const runtime = String(fn.Properties.Runtime);
-      expect(Number(/^nodejs(\d+)\.x$/.exec(runtime)?.[1]), `${name} ${runtime}`).toBeGreaterThanOrEqual(22);
+    const majors = new Set<number>();
+    for (const [, fn] of functions) {
+      majors.add(Number(/^nodejs(\d+)\.x$/.exec(String(fn.Properties.Runtime))?.[1]));
       roles.add(JSON.stringify(fn.Properties.Role));
     }
+    expect([...majors]).toHaveLength(1);
+    const [major] = majors;
+    expect(major).toBeGreaterThanOrEqual(24);
+    expect(packageJson.engines.node.split('||').map((range) => range.trim())).toContain(`^${major}.0.0`);
     expect(roles.size).toBe(functions.length);
     expect(iam.template.Resources.IamRoleLambdaExecution).toBeUndefined();
   });
@@ -442,7 +447,7 @@ describe('serverless package --stage prod', () => {
 });
 
 /**
- * Loads every packaged handler in a fresh Node process, as the nodejs22.x runtime does (an ES
+ * Loads every packaged handler in a fresh Node process, as the nodejs24.x runtime does (an ES
  * module, by import(), from a directory with no node_modules), and invokes GET /health against
  * DynamoDB Local: each module's name, whether it exports a handler, and the health status.
  */
