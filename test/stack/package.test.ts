@@ -6,7 +6,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
 import { ROUTES } from '../../lib/http/routes';
+import queues from '../../lib/queue/queues.json';
 import tableSchema from '../../lib/store/table-schema.json';
+import { DEFAULT_CONSUMERS } from '../../scripts/local-queue.mjs';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
 import { captureEmf, type EmfRecord, emfProblems } from '../support/emf';
@@ -306,6 +308,26 @@ describe('serverless package --stage prod', () => {
     expect(DeliveryQueue?.Properties.RedrivePolicy).toMatchObject({ deadLetterTargetArn: deadLetterArn });
     expect(DeliveryQueue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 30);
     expect(DeadLetterQueue?.Properties.MessageRetentionPeriod).toBe(1_209_600);
+    // One source (lib/queue/queues.json) for SQS and for the local queue of npm start and the tests.
+    const resources = {
+      'fan-out': FanOutQueue,
+      delivery: DeliveryQueue,
+      cleanup: iam.template.Resources.CleanupQueue,
+    };
+    for (const [name, resource] of Object.entries(resources)) {
+      const declared = queues[name as keyof typeof resources];
+      const played = DEFAULT_CONSUMERS.find((consumer) => consumer.queue === name);
+      expect(resource?.Properties, name).toMatchObject({
+        VisibilityTimeout: declared.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: declared.messageRetentionSeconds,
+        RedrivePolicy: { maxReceiveCount: declared.maxReceiveCount },
+      });
+      expect(played, name).toMatchObject({
+        visibilityMs: declared.visibilityTimeoutSeconds * 1000,
+        maxReceiveCount: declared.maxReceiveCount,
+      });
+    }
+    expect(queues.delivery.maxReceiveCount).toBe(50);
     const mappings = byType(iam.template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
     // Batches of 10 with no window (latency), in provisioned mode with warm pollers (bursts).
     const burstReady = (fn: string, MinimumPollers: number, MaximumPollers: number) =>
