@@ -230,7 +230,6 @@ describe('serverless package --stage prod', () => {
         'dynamodb:BatchGetItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
-        'dynamodb:PartiQLInsert',
         'dynamodb:PartiQLUpdate',
         'dynamodb:UpdateItem',
         'kms:Decrypt',
