@@ -59,8 +59,8 @@ describe('delivery cursors', () => {
   });
 
   it('lets exactly one of many concurrent batch calls take the lease, for a new cursor and for one that exists', async () => {
-    // Each batch call reads the cursor first; those that read it free all write, and the write's
-    // own condition lets only one through (the INSERT of a new cursor, the UPDATE of an existing one).
+    // Every call writes at once, and the write's own condition lets only one through, whether the
+    // write creates the cursor or updates it.
     for (const prepare of [false, true]) {
       const key = freshKey();
       if (prepare) {
@@ -134,12 +134,12 @@ describe('delivery cursors', () => {
       { status: 'fulfilled', value: { kind: 'leased', leaseUntil: holder.leaseUntil } },
       { status: 'fulfilled', value: { kind: 'superseded' } },
     ]);
-    // The pair named twice: its statements go in separate requests, and exactly one takes the lease.
+    // The pair named twice: exactly one of its two writes takes the lease.
     const twice = [outcomes[0], outcomes[3]].map((o) =>
       o?.status === 'fulfilled' ? o.value.kind : 'rejected',
     );
     expect(twice.sort()).toEqual(['acquired', 'leased']);
-    // More than one BatchExecuteStatement's 25: every pair still gets its lease.
+    // Many at once: every pair still gets its lease.
     expect(outcomes.slice(4)).toEqual(many.map(() => ({ status: 'fulfilled', value: { kind: 'acquired' } })));
   });
 

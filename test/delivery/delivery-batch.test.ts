@@ -1,6 +1,6 @@
 /**
  * One queue batch whose notifications fare differently: each outcome stays its own. The batch's
- * store work is shared (one read, one lease statement batch), so this checks that sharing it
+ * store work is shared (one read, the leases at once), so this checks that sharing it
  * leaks nothing from one notification to another, and that a hanging consumer holds up no other.
  */
 import { randomUUID } from 'node:crypto';
