@@ -11,8 +11,9 @@ import type {
   Subscription,
 } from '../domain/model';
 import type { DeliveryRecords } from '../domain/ports';
+import { pauseBeforeRetry } from '../retry-pause';
 import { supersedes } from './delivery-cursors';
-import { type DynamoTable, type Item, retryPauseMs } from './dynamo-table';
+import type { DynamoTable, Item } from './dynamo-table';
 import { keys } from './keys';
 import { queryPage } from './query-page';
 
@@ -187,7 +188,7 @@ async function deleteKeys(table: DynamoTable, keysToDelete: readonly Item[]): Pr
       .map((key) => ({ DeleteRequest: { Key: key } }));
     for (let attempt = 1; requests.length > 0; attempt++) {
       if (attempt > BATCH_WRITE_ATTEMPTS) throw new Error(`${requests.length} deletes left unprocessed`);
-      if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, retryPauseMs(attempt - 1)));
+      if (attempt > 1) await pauseBeforeRetry(attempt - 1);
       const result = await table.client.send(
         new BatchWriteCommand({ RequestItems: { [table.name]: requests } }),
       );

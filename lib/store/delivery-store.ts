@@ -58,14 +58,6 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return this.cursors.completeMany(attempts);
   }
 
-  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome> {
-    return this.cursors.acquire(attempt);
-  }
-
-  completeDelivery(attempt: CompletedAttempt): Promise<void> {
-    return this.cursors.complete(attempt);
-  }
-
   releaseDeliveryLease(attempt: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     return this.cursors.release(attempt, failure);
   }
