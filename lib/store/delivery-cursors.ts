@@ -200,7 +200,12 @@ function judgeHeld(a: DeliveryAttempt, current: Record<string, unknown>): LeaseO
   return { kind: 'leased', leaseUntil: Number(current.leaseUntil ?? a.now) };
 }
 
-/** True when the cursor has delivered this event, or one newer, already (never send it then). */
+/**
+ * True when the cursor has delivered this event, or one newer, already (never send it then): how a
+ * refusal of `acquire`'s condition is told apart from a held lease, and how a redrive reports a
+ * dead letter dropped. The condition stays the rule; test/store/lease-rule.test.ts holds the two to
+ * agree.
+ */
 export function supersedes(cursor: Record<string, unknown>, timeKey: string, eventKey: string): boolean {
   const delivered = typeof cursor.deliveredTimeKey === 'string' ? cursor.deliveredTimeKey : '';
   return delivered > timeKey || (delivered === timeKey && cursor.deliveredEvent === eventKey);

@@ -11,14 +11,15 @@ import type {
   Subscription,
 } from '../domain/model';
 import type { DeliveryRecords } from '../domain/ports';
+import queues from '../queue/queues.json';
 import { pauseBeforeRetry } from '../retry-pause';
 import { supersedes } from './delivery-cursors';
 import type { DynamoTable, Item } from './dynamo-table';
 import { keys } from './keys';
 import { queryPage } from './query-page';
 
-/** As long as SQS keeps a message at most: the dead-letter queue and the table keep a letter alike. */
-export const DEAD_LETTER_RETENTION_SECONDS = 14 * 24 * 3600;
+/** As long as the dead-letter queue keeps it (14 days, SQS's longest): the queue and the table keep a letter alike. */
+const DEAD_LETTER_RETENTION_SECONDS = queues['dead-letter'].messageRetentionSeconds;
 
 const PARTITION_KEY = ['pk', 'sk'] as const;
 /** BatchWriteItem's limit of requests per call. */
