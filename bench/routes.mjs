@@ -318,6 +318,44 @@ export const ROUTES = [
       },
     }),
   },
+  ...['deliveries', 'dead-letters'].map((list) => ({
+    name: `GET /subscriptions/{id}/${list}`,
+    storeBudget: {
+      allowed: { BatchGetItem: 1, Query: 1 },
+      text: "one read (with its owner's generation) + a query per page",
+    },
+    fn: list === 'deliveries' ? 'listDeliveries' : 'listDeadLetters',
+    /** @param {Fixtures} fx */
+    sample: async (fx) => {
+      const s = fx.readingSubs?.[Math.floor(Math.random() * 10)];
+      if (!s) throw new Error('not seeded');
+      return {
+        event: httpApiEvent({
+          method: 'GET',
+          path: `/subscriptions/${s.id}/${list}`,
+          pathParameters: { subscriptionId: s.id },
+          principal: s.principal,
+        }),
+        expect: 200,
+        bare: async () => {
+          const key = keys.subscription(s.id);
+          const read = await batchGet(fx.db, [key, keys.owner(s.principal)]);
+          // Dead letters are listed under the incarnation the read found (its createdAt).
+          const record = read.find((item) => item.sk === key.sk);
+          const prefix =
+            list === 'deliveries'
+              ? keys.deliveryCursorPrefix
+              : keys.deadLetterPrefix(String(record?.createdAt));
+          await query(fx.db, {
+            TableName: T,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': key.pk, ':prefix': prefix },
+            Limit: LIST_READ,
+          });
+        },
+      };
+    },
+  })),
   {
     name: 'GET /{address}/CurrentState',
     storeBudget: ONE_READ,
