@@ -10,6 +10,23 @@
 //   over 16 KiB with a bare status line. Here: the same status, as a problem document saying what
 //   to fix.
 const http = require('node:http');
+const { join } = require('node:path');
+
+// serverless offline's hapi strips a trailing slash before routing and before building the event
+// (`router.stripTrailingSlash`), so `DELETE …/subscriptions/` reached delete-all with a rawPath
+// the handler could not tell from `…/subscriptions`. API Gateway keeps it in rawPath, and the
+// handlers refuse a path with an empty segment (lib/http/routes.ts): here too, hapi routes the path
+// as sent (to the `$default` function when no route has it).
+const hapi = require(
+  require.resolve('@hapi/hapi', { paths: [join(__dirname, '../node_modules/serverless-offline')] }),
+);
+const HapiServer = hapi.Server;
+hapi.Server = hapi.server = class ServerKeepingTrailingSlash extends HapiServer {
+  /** @param {any} options */
+  constructor(options = {}) {
+    super({ ...options, router: { ...options.router, stripTrailingSlash: false } });
+  }
+};
 
 // API Gateway's HTTP APIs do not compress responses; serverless offline (hapi) gzips them when the
 // client asks, which would also hide the body checked below. Served as the deployed API is.
