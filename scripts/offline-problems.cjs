@@ -12,11 +12,8 @@
 const http = require('node:http');
 const { join } = require('node:path');
 
-// serverless offline's hapi strips a trailing slash before routing and before building the event
-// (`router.stripTrailingSlash`), so `DELETE …/subscriptions/` reached delete-all with a rawPath
-// the handler could not tell from `…/subscriptions`. API Gateway keeps it in rawPath, and the
-// handlers refuse a path with an empty segment (lib/http/routes.ts): here too, hapi routes the path
-// as sent (to the `$default` function when no route has it).
+// hapi strips a trailing slash before routing and from rawPath (`router.stripTrailingSlash`), so
+// `DELETE …/subscriptions/` reached delete-all; API Gateway keeps it, and the handlers refuse it.
 const hapi = require(
   require.resolve('@hapi/hapi', { paths: [join(__dirname, '../node_modules/serverless-offline')] }),
 );
@@ -89,7 +86,7 @@ function settle(chunk) {
 function functionFailure(response, chunk) {
   const error = lambdaError(chunk);
   if (!error) return undefined;
-  const health = /\/health\/?(\?|$)/.test(response.req?.url ?? '');
+  const health = /\/health(\?|$)/.test(response.req?.url ?? '');
   const detail = `The function failed outside the service's error handling (${error.errorType}); the npm start console shows why. A function that cannot be loaded needs npm start to be restarted.`;
   return health
     ? { document: problemDocument(503, detail), headers: { 'retry-after': '5' } }
