@@ -144,7 +144,7 @@ function checkSource(source: string, publisherAddress: string): void {
  * (`/c/s/n` for `/c/s/n/sync/ptp-status/lock-state` and `/sync/ptp-status/lock-state`), or the
  * whole address when it is nothing but the source. `source` is one of the address's suffixes.
  */
-export function nodeOf(publisherAddress: string, source: string): string {
+function nodeOf(publisherAddress: string, source: string): string {
   return publisherAddress.length > source.length
     ? publisherAddress.slice(0, -source.length)
     : publisherAddress;
