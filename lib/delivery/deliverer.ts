@@ -71,7 +71,7 @@ export class Deliverer {
       this.subscriptions.run(message.subscriptionId),
       this.leases.run(cursor),
     ]);
-    if (!subscription) {
+    if (!subscription || !isFor(message, subscription)) {
       if (lease.kind === 'acquired') await this.release(cursor);
       return { kind: 'dropped', why: 'subscription deleted', failed: false };
     }
@@ -148,6 +148,7 @@ export class Deliverer {
       kind: 'dead-letter',
       reason,
       subscriptionId: subscription.id,
+      subscriptionCreatedAt: subscription.createdAt,
       endpointUri: subscription.endpointUri,
       resourceAddress: message.resourceAddress,
       publisherId: message.publisherId,
@@ -165,6 +166,17 @@ export class Deliverer {
   private windowText(): string {
     return `${this.settings.retryWindowMs / 1000} s`;
   }
+}
+
+/**
+ * Whether the message was queued for this subscription rather than for an earlier one of the same
+ * id that delete-all retired: that one's notifications are never sent, not even to its successor,
+ * whose initial notification may have carried the same event already.
+ */
+function isFor(message: DeliveryMessage, subscription: Subscription): boolean {
+  return (
+    message.subscriptionCreatedAt === undefined || message.subscriptionCreatedAt === subscription.createdAt
+  );
 }
 
 /**

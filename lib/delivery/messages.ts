@@ -24,6 +24,12 @@ export interface FanOutContinuation {
 export interface DeliveryMessage extends AcceptedEvent {
   readonly kind: 'delivery';
   readonly subscriptionId: string;
+  /**
+   * Which subscription of that id: a consumer that deletes all and subscribes again gets the same
+   * id, and what was queued for the retired subscription is not for the new one. Absent in
+   * messages queued before it was added: those go to whichever subscription has the id.
+   */
+  readonly subscriptionCreatedAt?: string;
   /** When delivery to this subscription began: the retry window is counted from here. */
   readonly enqueuedAt: string;
 }
@@ -33,6 +39,7 @@ export interface DeadLetter {
   readonly kind: 'dead-letter';
   readonly reason: string;
   readonly subscriptionId: string;
+  readonly subscriptionCreatedAt?: string;
   readonly endpointUri: string | undefined;
   readonly resourceAddress: string;
   readonly publisherId: string;
@@ -57,6 +64,7 @@ export function deliveryMessage(
   return {
     kind: 'delivery',
     subscriptionId: subscription.id,
+    subscriptionCreatedAt: subscription.createdAt,
     ...acceptedPart(accepted),
     enqueuedAt: now.toISOString(),
   };
@@ -98,9 +106,11 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');
   }
+  const createdAt = input.subscriptionCreatedAt;
   return {
     kind: 'delivery',
     subscriptionId: text(input, 'subscriptionId'),
+    ...(typeof createdAt === 'string' ? { subscriptionCreatedAt: createdAt } : {}),
     ...parseAccepted(input),
     enqueuedAt: input.kind === 'delivery' ? text(input, 'enqueuedAt') : redrivenAt.toISOString(),
   };
