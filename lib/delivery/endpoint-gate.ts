@@ -1,7 +1,7 @@
 import type { NotificationEvent } from '../domain/event';
 import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
-import { describeFailure, postJson } from './http-sender';
+import { describeFailure, postJson, probeConnection } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
 import { webhookHeaders, webhookId } from './webhook';
 
@@ -39,5 +39,9 @@ export class HttpEndpointGate implements EndpointGate {
       userAgent: this.userAgent,
     });
     return describeFailure(outcome, this.timeoutMs);
+  }
+
+  probe(endpointUri: string): Promise<string | undefined> {
+    return probeConnection(endpointUri, { timeoutMs: this.timeoutMs, policy: this.policy });
   }
 }

@@ -49,6 +49,11 @@ export interface EndpointGate {
     event: NotificationEvent,
     secrets: readonly string[],
   ): Promise<string | undefined>;
+  /**
+   * Connects to the endpoint as a delivery would (and completes TLS for https) without sending
+   * anything: the check when there is no current state to send. Undefined when it connected.
+   */
+  probe(endpointUri: string): Promise<string | undefined>;
 }
 
 /** Where delete-all hands the removal of what it retired: a queued job, run in the background. */

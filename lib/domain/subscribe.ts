@@ -59,6 +59,15 @@ export class Subscribe {
           `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within ${this.endpoints.timeoutMs} ms`,
         );
       }
+    } else {
+      // Nothing published yet, so there is no state to send, and a made-up one could make a
+      // consumer act on a state no clock is in. The endpoint must still accept a connection.
+      const failure = await this.endpoints.probe(endpointUri);
+      if (failure) {
+        throw new BadRequestError(
+          `EndpointUri ${endpointUri} cannot be reached (${failure}); nothing has been published under ResourceAddress ${resourceAddress} yet, so no initial notification was sent, but the endpoint must accept a connection within ${this.endpoints.timeoutMs} ms`,
+        );
+      }
     }
 
     const subscription: Subscription = {
