@@ -11,7 +11,8 @@ import { httpApiEvent, invoke } from '../support/http-event';
 import { SINK } from '../support/sink';
 import { expectProblem, lockStatePublisher } from './api';
 
-const as = (consumer: string | undefined) => (consumer === undefined ? {} : { 'x-consumer-id': consumer });
+const as = (consumer: string | undefined): Record<string, string> =>
+  consumer === undefined ? {} : { 'x-consumer-id': consumer };
 
 async function subscribe(consumer: string | undefined, address: string, path: string) {
   return invoke(
