@@ -242,6 +242,49 @@ async function waitForQueueToDrain(): Promise<void> {
   );
 }
 
+describe('npm run smoke', () => {
+  const smoke = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['scripts/smoke.mjs', ...args], { timeout: 60_000 }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string }) => error,
+    );
+
+  it('with --endpoint: registers, publishes, reads back, receives and verifies both notifications, cleans up', async () => {
+    const port = await freePort();
+    const { code, stdout } = await smoke(api.url, '--endpoint', `http://127.0.0.1:${port}/events`);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^ok {4}GET .*\/health \(loopback: unsigned\)$/m);
+    expect(stdout).toMatch(/^ok {4}subscribe .* signature verified\)$/m);
+    expect(stdout).toMatch(
+      /^ok {4}publish HOLDOVER: delivered, signature verified \(\d+ ms from the POST\)$/m,
+    );
+    expect(stdout).toContain('Smoke test passed');
+    const address = /register a publisher at (\S+)/.exec(stdout)?.[1] ?? '';
+    const left = await fetch(`${api.url}/publishers?ResourceAddress=${encodeURIComponent(address)}`);
+    expect(left.status).toBe(404); // cleaned up
+  });
+
+  it('without --endpoint: checks the consumer routes, subscribes nothing', async () => {
+    const { code, stdout } = await smoke(`${api.url.replace(/\/api\/ocloudNotifications\/v2$/, '')}/`);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^ok {4}consumer routes: /m);
+    expect(stdout).not.toContain('subscribe http');
+  });
+
+  it('fails, naming the step, when the endpoint does not reach its listener', async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}/events`;
+    const { code, stdout } = await smoke(
+      api.url,
+      '--endpoint',
+      endpoint,
+      '--listen',
+      String(await freePort()),
+    );
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`^FAIL  subscribe ${endpoint} .*: expected 201, got 400`, 'm'));
+  });
+});
+
 describe("the README's tour", () => {
   it('runs top to bottom as written against npm start and npm run consumer, which verifies every request', async () => {
     const readme = await readFile(join(process.cwd(), 'README.md'), 'utf8');
