@@ -4,7 +4,8 @@
  *
  * The counts come from what the handlers already print: their embedded-metric records (one JSON
  * line with `_aws` per invocation that counted something), the same records CloudWatch reads
- * when deployed. Error log lines and anything unexpected are still shown; offline's banner, its
+ * when deployed: subscriptions and publishers are the table's totals as last reported, the rest
+ * are counted since this `npm start` began (the line says so; nothing keeps them across runs). Error log lines and anything unexpected are still shown; offline's banner, its
  * per-request lines and the handlers' info and warning lines are not (a consumer that keeps
  * failing shows as a growing "failed attempts", dead letters get a line of their own).
  */
@@ -88,7 +89,7 @@ export function createLocalConsole({
       const text = [
         `subscriptions ${known(counts.subscriptions)}`,
         `publishers ${known(counts.publishers)}`,
-        `events published ${counts.published}`,
+        `since start: events published ${counts.published}`,
         `delivered ${counts.delivered}`,
         `failed attempts ${counts.failed}`,
         `dead-lettered ${counts.deadLettered}`,

@@ -49,7 +49,7 @@ describe("npm start's console", () => {
       'java.lang.OutOfMemoryError: something nobody expected',
     ]);
     expect(local.status(new Date('2026-11-23T02:40:05Z'))).toBe(
-      '[02:40:05] subscriptions 3 · publishers 24 · events published 1 · delivered 2 · failed attempts 1 · dead-lettered 0',
+      '[02:40:05] subscriptions 3 · publishers 24 · since start: events published 1 · delivered 2 · failed attempts 1 · dead-lettered 0',
     );
   });
 
