@@ -39,6 +39,12 @@ export interface DeliveryMessage extends AcceptedEvent {
    * receives over for the back-off. Absent: none.
    */
   readonly attemptsMade?: number;
+  /**
+   * A dead letter put back by a redrive (kept when a lease wait sends it again): if it is dropped
+   * rather than delivered, the deliver function says why, since the person who redrove it waits
+   * for it.
+   */
+  readonly redriven?: true;
 }
 
 /** On the dead-letter queue: what could not be delivered, to whom, and why. */
@@ -125,6 +131,7 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
       ...subscription,
       ...parseAccepted(input),
       enqueuedAt: redrivenAt.toISOString(),
+      redriven: true,
     };
   }
   const attemptsMade = input.attemptsMade;
@@ -137,6 +144,7 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
     ...parseAccepted(input),
     enqueuedAt: text(input, 'enqueuedAt'),
     ...(attemptsMade ? { attemptsMade: Number(attemptsMade) } : {}),
+    ...(input.redriven === true ? { redriven: true } : {}),
   };
 }
 
