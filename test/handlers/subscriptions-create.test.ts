@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import dns from 'node:dns';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Reply, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import { waitForQueueIdle } from '../support/queue-idle';
@@ -229,6 +230,70 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
     expect(consumer.received).toHaveLength(1);
     expect(await listAll()).toEqual(before);
     expect(await listAt(address)).toEqual([]);
+  });
+
+  describe('the endpoint checks share one time-out (SANITY_CHECK_TIMEOUT_MS, 1 s)', () => {
+    // DNS answers cannot be slowed otherwise: a name of the test's own resolves after `delayMs`
+    // for the policy check and at once for the connection.
+    const SLOW_NAME = 'slow-name.test';
+    const slowName = (delayMs: number) => {
+      const lookup = dns.promises.lookup;
+      vi.spyOn(dns.promises, 'lookup').mockImplementation(((host: string, options: dns.LookupAllOptions) =>
+        host === SLOW_NAME
+          ? new Promise((resolve) =>
+              setTimeout(() => resolve([{ address: '127.0.0.1', family: 4 }]), delayMs).unref(),
+            )
+          : lookup(host, options)) as typeof dns.promises.lookup);
+      const connectLookup = dns.lookup;
+      vi.spyOn(dns, 'lookup').mockImplementation(((
+        host: string,
+        options: dns.LookupAllOptions,
+        callback: never,
+      ) =>
+        host === SLOW_NAME
+          ? (callback as (e: null, a: dns.LookupAddress[]) => void)(null, [
+              { address: '127.0.0.1', family: 4 },
+            ])
+          : connectLookup(host, options, callback)) as unknown as typeof dns.lookup);
+    };
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    it('a name not resolved within it → 400 naming the lookup, nothing stored', async () => {
+      const { address } = await lockStatePublisher();
+      slowName(60_000);
+      const consumer = await startConsumer();
+      const endpoint = consumer.url.replace('127.0.0.1', SLOW_NAME);
+
+      const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint });
+
+      expectProblem(response, 400, `EndpointUri host ${SLOW_NAME} could not be resolved within 1000 ms`);
+      expect(consumer.received).toEqual([]);
+      expect(await listAt(address)).toEqual([]);
+    });
+
+    it('a lookup of 0.6 s and an answer after 0.6 s → 400 (each alone is within it), nothing stored', async () => {
+      const { address } = await lockStatePublisher();
+      slowName(600);
+      const consumer = await startConsumer([{ status: 204, delayMs: 600 }]);
+      const endpoint = consumer.url.replace('127.0.0.1', SLOW_NAME);
+
+      const response = await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint });
+
+      expectProblem(response, 400, 'did not accept the initial notification');
+      expect(await listAt(address)).toEqual([]);
+    });
+
+    it('a lookup of 0.2 s and an answer after 0.2 s → 201', async () => {
+      const { address } = await lockStatePublisher();
+      slowName(200);
+      const consumer = await startConsumer([{ status: 204, delayMs: 200 }]);
+      const endpoint = consumer.url.replace('127.0.0.1', SLOW_NAME);
+
+      expectSubscribed(await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoint }));
+      expect(consumer.received).toHaveLength(1);
+    });
   });
 
   it('a closed port → 400 and nothing is stored', async () => {
