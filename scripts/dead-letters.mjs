@@ -102,18 +102,16 @@ export function runDeadLetters(args, path = QUEUE_FILE) {
     const kept = (ids.length > 0 ? ids.filter((id) => known.has(id)) : [...known]).filter(
       (id) => !targets.get(id),
     );
-    const redelivered = moved.some((message) => message.queue === 'delivery');
     const lines = [
       ...moved.map((message) => `redriven ${message.messageId} to the ${message.queue} queue`),
       ...kept.map((id) => `kept ${id}: it cannot be delivered again as it is`),
       ...missing.map((id) => `no dead letter ${id}`),
       `${moved.length} redriven.`,
-      ...(redelivered
-        ? [
-            "npm start's console says so if one is dropped rather than delivered: a newer event for its address delivered since, or its subscription gone.",
-          ]
-        : []),
     ];
+    if (moved.some((message) => message.queue === 'delivery'))
+      lines.push(
+        "npm start's console says so if one is dropped rather than delivered (a newer event delivered since, or its subscription gone).",
+      );
     return { code: missing.length > 0 ? 1 : 0, text: lines.join('\n') };
   } finally {
     store.close();

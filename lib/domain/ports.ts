@@ -42,8 +42,8 @@ export interface EndpointGate {
   /**
    * How long one subscribe's endpoint checks may take together (the sanity-check time-out): the
    * name's lookup, then the initial notification's answer or the connection. Each method is given
-   * the `deadline` (ms since the epoch) of that one budget, so that a slow lookup leaves less for
-   * the POST rather than adding to it: the subscribe answers within the budget plus its own work.
+   * a `deadline` (ms since the epoch) in that one budget, so that a slow lookup leaves less for the
+   * POST rather than adding to it: the subscribe answers within the budget plus its own work.
    */
   readonly timeoutMs: number;
   /**
