@@ -79,7 +79,12 @@ describe('queued delivery', () => {
       await publisher(node, SYNC_STATE),
     ];
     const port = await freePort();
+    // Up when it subscribes (subscribing checks that it accepts a connection), then down.
+    const up = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => up.listen(port, '127.0.0.1', resolve));
     await subscribe(node, `http://127.0.0.1:${port}/events`);
+    up.closeAllConnections();
+    await new Promise((resolve) => up.close(resolve));
     const events = [
       eventAt(pubs[0]?.address ?? '', LOCK_STATE, 'HOLDOVER'),
       eventAt(pubs[1]?.address ?? '', CLOCK_CLASS, 7),

@@ -158,7 +158,7 @@ describe('npm run simulate', () => {
     } finally {
       await consumer.stop();
     }
-  });
+  }, 120_000);
 
   it('fails (exit 1) and says so when nothing arrived: here the consumer verifies with another secret', async () => {
     const consumer = await startSampleConsumer();
