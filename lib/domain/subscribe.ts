@@ -35,7 +35,11 @@ export class Subscribe {
     const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
 
     // The store's read for the 409 and the 404 starts while the network policy is checked (a DNS
-    // lookup for a host name); the policy's 400 comes first, without waiting for the read.
+    // lookup for a host name); the policy's 400 comes first, without waiting for the read. The
+    // endpoint checks share one time-out, so that the whole subscribe answers well inside the 2 s
+    // after which Red Hat's consumer library gives up: what the lookup took is not given again to
+    // the POST (the store's own time is not charged to the endpoint).
+    const lookupStarted = Date.now();
     const checking = this.store.subscribeCheck({
       subscriptionId: id,
       owner,
@@ -43,7 +47,8 @@ export class Subscribe {
       publisherId: publisherIdFor(resourceAddress),
     });
     checking.catch(() => undefined); // answered below, unless the policy's 400 is
-    await this.endpoints.assertAllowed(endpoint);
+    await this.endpoints.assertAllowed(endpoint, lookupStarted + this.endpoints.timeoutMs);
+    const lookupMs = Date.now() - lookupStarted;
     const { exists, states, generation } = await checking;
     if (exists) return { kind: 'exists', existingId: id };
 
@@ -52,11 +57,21 @@ export class Subscribe {
     }
     const published = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
     const [newest, ...others] = published;
+    const deadline = Date.now() + this.endpoints.timeoutMs - lookupMs;
     if (newest) {
-      const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret]);
+      const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret], deadline);
       if (failure) {
         throw new BadRequestError(
           `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within ${this.endpoints.timeoutMs} ms`,
+        );
+      }
+    } else {
+      // Nothing published yet, so there is no state to send, and a made-up one could make a
+      // consumer act on a state no clock is in. The endpoint must still accept a connection.
+      const failure = await this.endpoints.probe(endpointUri, deadline);
+      if (failure) {
+        throw new BadRequestError(
+          `EndpointUri ${endpointUri} cannot be reached (${failure}); nothing has been published under ResourceAddress ${resourceAddress} yet, so no initial notification was sent, but the endpoint must accept a connection within ${this.endpoints.timeoutMs} ms`,
         );
       }
     }
