@@ -1,7 +1,8 @@
 /**
  * Follows gpsd through its JSON protocol (`?WATCH={"enable":true,"json":true}`): TPV reports give
  * the fix mode, DEVICES and DEVICE reports the receivers present. A lost connection is reported
- * and retried every second; a receiver listed but silent for SILENCE_MS is reported too.
+ * and retried every second; a receiver listed but silent for SILENCE_MS (or a gpsd that never
+ * greets) is reported too.
  */
 import { createConnection, type Socket } from 'node:net';
 import type { GnssObservation } from './states';
@@ -45,6 +46,8 @@ export class GpsdWatcher {
   private connect(): void {
     const socket = createConnection({ host: this.host, port: this.port });
     this.socket = socket;
+    // gpsd greets at once (VERSION, DEVICES): a connection that hangs or stays quiet is reported.
+    this.expectTpv();
     let buffered = '';
     socket.setEncoding('utf8');
     socket.on('connect', () => {
@@ -88,8 +91,10 @@ export class GpsdWatcher {
         for (const device of listed) {
           if (isActive(device)) this.devices.add(String(device.path));
         }
-        if (this.devices.size === 0) this.report({ kind: 'no-device' }, 'gpsd has no receiver');
-        else this.expectTpv();
+        if (this.devices.size === 0) {
+          clearTimeout(this.silenceTimer);
+          this.report({ kind: 'no-device' }, 'gpsd has no receiver');
+        } else this.expectTpv();
         break;
       }
       case 'DEVICE': {

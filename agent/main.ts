@@ -26,7 +26,8 @@ const USAGE = `usage: npm run agent -- --service <url> --node </cluster/site/nod
   --auth     AGENT_AUTH    none (default), iam (SigV4, standard AWS credential chain) or jwt
   --token-file  AGENT_TOKEN_FILE  the bearer token's file, with --auth jwt
   --state-dir   STATE_DIRECTORY   where unsent events are kept (default .data/agent)
-  --outbox-max  OUTBOX_MAX        at most this many unsent events on disk (default 1000)`;
+  --outbox-max  OUTBOX_MAX        at most this many unsent events on disk (default 1000)
+  LOG_LEVEL=debug                 also logs each event the service accepted`;
 
 interface Settings {
   readonly service: string;
@@ -149,7 +150,16 @@ function main(): void {
     log(`outbox full (${config.outboxMax}): dropped ${dropped.event.type} of ${dropped.event.time}`),
   );
   const client = new ServiceClient(config.service, config.auth);
-  const sender = new Sender(client, outbox, log);
+  // LOG_LEVEL=debug adds a line for each event the service took, with how long after the
+  // daemon's observation (its `time`) that was.
+  const sender = new Sender(client, outbox, log, (sent, status) => {
+    if (process.env.LOG_LEVEL !== 'debug') return;
+    const now = Date.now();
+    const afterMs = now - Date.parse(sent.event.time);
+    log(
+      `${new Date(now).toISOString()} accepted ${sent.event.id} ${sent.address} (HTTP ${status}, ${afterMs} ms after it was observed)`,
+    );
+  });
   const agent = new NodeAgent(config.node, config.maxOffsetNs, outbox, () => sender.kick(), log);
   if (outbox.size > 0) log(`${outbox.size} event(s) left unsent by the last run: sending them first`);
 

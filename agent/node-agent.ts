@@ -12,6 +12,7 @@ import {
   gnssState,
   LOST_CLOCK_CLASS,
   type LockState,
+  ptpClockClass,
   ptpLockState,
   ptpRole,
   syncState,
@@ -45,7 +46,7 @@ export class NodeAgent {
           ? `grandmaster, clock class ${observation.grandmasterClockClass}`
           : `${ports || 'no port'}, offset ${observation.masterOffsetNs} ns, grandmaster ${observation.grandmasterIdentity} class ${observation.grandmasterClockClass}`;
       this.update('lockState', { value: this.ptp, offsetNs: observation.masterOffsetNs }, report.at, why);
-      this.update('clockClass', { value: String(observation.grandmasterClockClass) }, report.at, why);
+      this.update('clockClass', { value: String(ptpClockClass(observation)) }, report.at, why);
     }
     this.updateSyncState(report.at);
   }

@@ -1,6 +1,7 @@
 /**
  * The events not yet accepted by the service, in order, on disk: they survive an outage of the
- * service and a restart of the agent. Bounded: when full, the oldest event that a newer one of the
+ * service and a restart of the agent. Order matters per address (the service keeps each
+ * address's events in time order), so the oldest event of every address can be sent at once. Bounded: when full, the oldest event that a newer one of the
  * same resource supersedes goes first (a consumer needs the newest state, and it stays last); only
  * when every queued event is its resource's newest does the oldest go.
  */
@@ -30,8 +31,10 @@ export class Outbox {
     return this.queue.length;
   }
 
-  peek(): QueuedEvent | undefined {
-    return this.queue[0];
+  /** The oldest event of each address: what can be sent now without passing an older one. */
+  heads(): QueuedEvent[] {
+    const seen = new Set<string>();
+    return this.queue.filter((item) => !seen.has(item.address) && seen.add(item.address));
   }
 
   push(item: QueuedEvent): void {
@@ -46,9 +49,11 @@ export class Outbox {
     this.save();
   }
 
-  /** Removes the head once the service has taken it. */
-  shift(): void {
-    this.queue.shift();
+  /** Removes an event once the service has taken it (or refused it for good). */
+  remove(item: QueuedEvent): void {
+    const i = this.queue.indexOf(item);
+    if (i < 0) return;
+    this.queue.splice(i, 1);
     this.save();
   }
 

@@ -53,6 +53,8 @@ export interface ManagementMessage {
 }
 
 export class PmcError extends Error {}
+/** ptp4l did not answer in time (its socket is there). */
+export class PmcTimeout extends PmcError {}
 
 interface Pending {
   readonly id: number;
@@ -126,7 +128,7 @@ export class PmcClient extends EventEmitter<{ message: [ManagementMessage] }> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(sequenceId);
-        reject(new PmcError(`no answer from ${this.serverPath} within ${this.timeoutMs} ms`));
+        reject(new PmcTimeout(`no answer from ${this.serverPath} within ${this.timeoutMs} ms`));
       }, this.timeoutMs);
       this.pending.set(sequenceId, { id, resolve, reject, timer });
       this.socket.sendTo(message, 0, message.length, this.serverPath, (error) => {

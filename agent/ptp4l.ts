@@ -7,6 +7,7 @@
 import {
   MID,
   PmcClient,
+  PmcTimeout,
   type PortState,
   parseDefaultDataSet,
   parseParentDataSet,
@@ -35,6 +36,7 @@ export class Ptp4lWatcher {
   private readonly portStates = new Map<number, PortState>();
   private running = false;
   private lost = false;
+  private timeouts = 0;
   private subscribedAt = 0;
   private wake: (() => void) | undefined;
 
@@ -101,12 +103,14 @@ export class Ptp4lWatcher {
       const parentDs = parseParentDataSet(parent.data);
       const status = parseTimeStatus(time.data);
       this.lost = false;
+      this.timeouts = 0;
       if (!this.running) return;
       this.onReport({
         kind: 'observed',
         at,
         observation: {
           clockIdentity: defaultDs.clockIdentity,
+          clockClass: defaultDs.clockClass,
           grandmasterIdentity: parentDs.grandmasterIdentity,
           grandmasterClockClass: parentDs.grandmasterClockClass,
           masterOffsetNs: status.masterOffsetNs,
@@ -116,6 +120,10 @@ export class Ptp4lWatcher {
       });
     } catch (error) {
       if (!this.running) return;
+      // A socket that is gone fails at once; one answer late on a busy node is not a lost
+      // ptp4l (reporting it would send consumers a FREERUN that never happened): the second
+      // time-out in a row is.
+      if (error instanceof PmcTimeout && ++this.timeouts < 2) return;
       this.lost = true;
       this.portStates.clear();
       this.onReport({

@@ -97,7 +97,7 @@ export class ServiceClient {
 }
 
 /**
- * Sends the outbox's events one at a time, head first, and removes each once the service has
+ * Sends the outbox's events, each address's oldest first, and removes each once the service has
  * taken it (2xx); keeps it and tries again with back-off while the service cannot be reached or
  * answers 408, 429 or 5xx. A 404 means the publisher is gone: it is registered again. Any other
  * answer is a refusal that no retry changes; the event is logged and dropped so the rest can go.
@@ -133,11 +133,15 @@ export class Sender {
 
   private async loop(): Promise<void> {
     let backoffMs = 0;
-    for (let head = this.outbox.peek(); head && !this.stopped; head = this.outbox.peek()) {
+    for (let heads = this.outbox.heads(); heads.length > 0 && !this.stopped; heads = this.outbox.heads()) {
       if (backoffMs > 0) await this.sleep(backoffMs);
       if (this.stopped) return;
-      const outcome = await this.send(head).catch((error: unknown) => this.unreachable(error));
-      if (outcome === 'retry') {
+      // One event per address at a time, every address at once: a transition's lock-state,
+      // clock-class and sync-state go together, each address's events still in order.
+      const outcomes = await Promise.all(
+        heads.map((head) => this.send(head).catch((error: unknown) => this.unreachable(error))),
+      );
+      if (outcomes.includes('retry')) {
         backoffMs = Math.min(Math.max(200, backoffMs * 2), 5000);
         continue;
       }
@@ -154,7 +158,7 @@ export class Sender {
     if (!id) return 'retry';
     const answer = await this.client.request('POST', `/publishers/${id}/events`, head.event);
     if (answer.status >= 200 && answer.status < 300) {
-      this.outbox.shift();
+      this.outbox.remove(head);
       this.onAccepted(head, answer.status);
       return 'done';
     }
@@ -166,7 +170,7 @@ export class Sender {
     this.log(
       `the service refused ${head.event.type} for ${head.address} (HTTP ${answer.status}): ${detail(answer.body)}; dropped`,
     );
-    this.outbox.shift();
+    this.outbox.remove(head);
     return 'done';
   }
 

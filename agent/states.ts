@@ -25,6 +25,8 @@ export function lockStateOfClockClass(clockClass: number): LockState {
 /** What one poll of ptp4l's management socket saw. */
 export interface PtpObservation {
   readonly clockIdentity: string;
+  /** The clock's own class (DEFAULT_DATA_SET): 255 for a slave-only clock, 248 free-running. */
+  readonly clockClass: number;
   readonly grandmasterIdentity: string;
   readonly grandmasterClockClass: number;
   readonly masterOffsetNs: number;
@@ -52,6 +54,19 @@ export function ptpLockState(observation: PtpObservation, maxOffsetNs: number): 
   if (!slave || !observation.gmPresent || Math.abs(observation.masterOffsetNs) > maxOffsetNs)
     return 'FREERUN';
   return lockStateOfClockClass(observation.grandmasterClockClass);
+}
+
+/**
+ * The clock class the node's PTP clock is traceable with: the grandmaster's (PARENT_DATA_SET)
+ * while it is a grandmaster or a port follows one (SLAVE or UNCALIBRATED); its own otherwise
+ * (a slave-only ptp4l keeps the lost grandmaster in PARENT_DATA_SET, which no longer applies).
+ */
+export function ptpClockClass(observation: PtpObservation): number {
+  if (ptpRole(observation) === 'grandmaster') return observation.grandmasterClockClass;
+  const following = [...observation.portStates.values()].some(
+    (state) => state === 'SLAVE' || state === 'UNCALIBRATED',
+  );
+  return following ? observation.grandmasterClockClass : observation.clockClass;
 }
 
 /** gpsd's view: its TPV mode (0 unknown, 1 no fix, 2 2D, 3 3D), no device, or gpsd gone. */
