@@ -49,8 +49,25 @@ export class ServiceClient {
     return this.base.href;
   }
 
-  /** Rejects only when the service cannot be reached. */
-  async request(method: string, path: string, body?: unknown): Promise<Answer> {
+  /**
+   * Rejects only when the service cannot be reached or does not answer in time. The hard deadline
+   * beside fetch's own abort signal makes sure no request, however it stalls, holds the outbox.
+   */
+  request(method: string, path: string, body?: unknown): Promise<Answer> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error('no answer', { cause: new Error(`no answer within ${REQUEST_TIMEOUT_MS + 1000} ms`) }),
+          ),
+        REQUEST_TIMEOUT_MS + 1000,
+      );
+    });
+    return Promise.race([this.exchange(method, path, body), deadline]).finally(() => clearTimeout(timer));
+  }
+
+  private async exchange(method: string, path: string, body?: unknown): Promise<Answer> {
     const url = new URL(`${this.base.pathname}${path}`, this.base);
     const text = body === undefined ? undefined : JSON.stringify(body);
     const headers = await this.headers(method, url, text);
@@ -107,7 +124,8 @@ export class Sender {
   private running = false;
   private wake: (() => void) | undefined;
   private stopped = false;
-  private outage = false;
+  /** Why the service cannot take events now (logged when it changes), or undefined. */
+  private outage: string | undefined;
 
   constructor(
     private readonly client: ServiceClient,
@@ -147,7 +165,7 @@ export class Sender {
       }
       backoffMs = 0;
       if (this.outage) {
-        this.outage = false;
+        this.outage = undefined;
         this.log(`service at ${this.client.url} answers again; ${this.outbox.size} event(s) to send`);
       }
     }
@@ -197,22 +215,21 @@ export class Sender {
   }
 
   private unavailable(answer: Answer): 'retry' {
-    if (!this.outage) {
-      this.outage = true;
-      this.log(
-        `service at ${this.client.url} answers HTTP ${answer.status}; keeping ${this.outbox.size} event(s) on disk and retrying`,
-      );
-    }
-    return 'retry';
+    return this.failing(`answers HTTP ${answer.status} (${detail(answer.body)})`);
   }
 
   private unreachable(error: unknown): 'retry' {
-    if (!this.outage) {
-      this.outage = true;
-      const cause =
-        error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    return this.failing(`unreachable (${cause})`);
+  }
+
+  /** One log line when an outage starts and when its cause changes, not one per retry. */
+  private failing(cause: string): 'retry' {
+    if (this.outage !== cause) {
+      this.outage = cause;
       this.log(
-        `service at ${this.client.url} unreachable (${cause}); keeping ${this.outbox.size} event(s) on disk and retrying`,
+        `service at ${this.client.url} ${cause}; keeping ${this.outbox.size} event(s) on disk and retrying`,
       );
     }
     return 'retry';

@@ -61,6 +61,14 @@ try {
   cleanup.push(startUdpGpsd(gpsdPort, udpPort));
   const nmea = gnssFeeder(udpPort);
   cleanup.push(nmea);
+  const plainAddress = `/${cluster}/site-1/plain/sync/ptp-status/lock-state`;
+  const plain = await post(`${service.api}/publishers`, { ResourceAddress: plainAddress });
+  const subscribed = await post(`${service.api}/subscriptions`, {
+    ResourceAddress: `/${cluster}`,
+    EndpointUri: consumer.url,
+  });
+  if (subscribed.status !== 201) throw new Error(`subscribe: HTTP ${subscribed.status}`);
+  // Subscribed before the agents start, so that their states at start reach the consumer too.
   const gmAgent = startAgent({
     service: service.base,
     node: gmNode,
@@ -74,15 +82,6 @@ try {
     stateDir: join(dir, 'gnss'),
   });
   cleanup.push(gmAgent, gnssAgent);
-  const plainAddress = `/${cluster}/site-1/plain/sync/ptp-status/lock-state`;
-  const plain = await post(`${service.api}/publishers`, { ResourceAddress: plainAddress });
-  await until(async () => {
-    const answer = await post(`${service.api}/subscriptions`, {
-      ResourceAddress: `/${cluster}`,
-      EndpointUri: consumer.url,
-    });
-    return answer.status === 201 ? true : undefined;
-  }, 'the subscription');
 
   /** The first notification for `address` with `value` that arrived after `since`. */
   const arrival = (/** @type {string} */ address, /** @type {string} */ value, /** @type {number} */ since) =>

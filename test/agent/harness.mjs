@@ -132,6 +132,8 @@ export async function startService(dir) {
     base: `http://127.0.0.1:${port}`,
     api: `http://127.0.0.1:${port}/api/ocloudNotifications/v2`,
     start,
+    /** What the running (or last) `npm start` printed. */
+    output: () => current?.output() ?? '',
     /** Ctrl-C, as a user stops it. */
     stop: async () => current?.stop('SIGINT'),
   };
