@@ -27,7 +27,7 @@ const USAGE = `usage: npm run agent -- --service <url> --node </cluster/site/nod
   --token-file  AGENT_TOKEN_FILE  the bearer token's file, with --auth jwt
   --state-dir   STATE_DIRECTORY   where unsent events are kept (default .data/agent)
   --outbox-max  OUTBOX_MAX        at most this many unsent events on disk (default 1000)
-  LOG_LEVEL=debug                 also logs each event the service accepted`;
+  LOG_LEVEL=debug                 also logs each event the service accepted, and each retry`;
 
 interface Settings {
   readonly service: string;
@@ -152,14 +152,21 @@ function main(): void {
   const client = new ServiceClient(config.service, config.auth);
   // LOG_LEVEL=debug adds a line for each event the service took, with how long after the
   // daemon's observation (its `time`) that was.
-  const sender = new Sender(client, outbox, log, (sent, status) => {
-    if (process.env.LOG_LEVEL !== 'debug') return;
-    const now = Date.now();
-    const afterMs = now - Date.parse(sent.event.time);
-    log(
-      `${new Date(now).toISOString()} accepted ${sent.event.id} ${sent.address} (HTTP ${status}, ${afterMs} ms after it was observed)`,
-    );
-  });
+  const debug = process.env.LOG_LEVEL === 'debug';
+  const sender = new Sender(
+    client,
+    outbox,
+    log,
+    (sent, status) => {
+      if (!debug) return;
+      const now = Date.now();
+      const afterMs = now - Date.parse(sent.event.time);
+      log(
+        `${new Date(now).toISOString()} accepted ${sent.event.id} ${sent.address} (HTTP ${status}, ${afterMs} ms after it was observed)`,
+      );
+    },
+    debug,
+  );
   const agent = new NodeAgent(config.node, config.maxOffsetNs, outbox, () => sender.kick(), log);
   if (outbox.size > 0) log(`${outbox.size} event(s) left unsent by the last run: sending them first`);
 

@@ -132,6 +132,8 @@ export class Sender {
     private readonly outbox: Outbox,
     private readonly log: (line: string) => void,
     private readonly onAccepted: (sent: QueuedEvent, status: number) => void = () => undefined,
+    /** Logs every retry too (LOG_LEVEL=debug), not only an outage's start and end. */
+    private readonly verbose = false,
   ) {}
 
   /** Starts sending if it is not already. */
@@ -161,6 +163,10 @@ export class Sender {
       );
       if (outcomes.includes('retry')) {
         backoffMs = Math.min(Math.max(200, backoffMs * 2), 5000);
+        if (this.verbose)
+          this.log(
+            `${new Date().toISOString()} ${this.outbox.size} event(s) unsent (${this.outage ?? 'publisher lost'}); next try in ${backoffMs} ms`,
+          );
         continue;
       }
       backoffMs = 0;
