@@ -1,4 +1,4 @@
-import type { NotificationEvent } from '../domain/event';
+import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { PageKey, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
 
@@ -26,6 +26,13 @@ export interface DeliveryMessage extends AcceptedEvent {
   readonly subscriptionId: string;
   /** When delivery to this subscription began: the retry window is counted from here. */
   readonly enqueuedAt: string;
+  /**
+   * Attempts made by the earlier messages of this notification: an attempt that only waits for
+   * another attempt's lease sends this message again rather than hiding it, so that waiting never
+   * counts as a receive (SQS's redrive would dead-letter it without a reason), and carries its
+   * receives over for the back-off. Absent: none.
+   */
+  readonly attemptsMade?: number;
 }
 
 /** On the dead-letter queue: what could not be delivered, to whom, and why. */
@@ -40,7 +47,7 @@ export interface DeadLetter {
   readonly event: NotificationEvent;
   readonly acceptedAt: string;
   readonly enqueuedAt: string;
-  /** Receives of the delivery message, the last one included. */
+  /** Receives of the delivery message, the last one included, and the `attemptsMade` before it. */
   readonly attempts: number;
   readonly deadLetteredAt: string;
 }
@@ -98,11 +105,25 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');
   }
+  if (input.kind === 'dead-letter') {
+    // A new window, and no attempts made in it yet.
+    return {
+      kind: 'delivery',
+      subscriptionId: text(input, 'subscriptionId'),
+      ...parseAccepted(input),
+      enqueuedAt: redrivenAt.toISOString(),
+    };
+  }
+  const attemptsMade = input.attemptsMade;
+  if (attemptsMade !== undefined && !(Number.isSafeInteger(attemptsMade) && Number(attemptsMade) >= 0)) {
+    throw new MalformedMessageError('attemptsMade is not a count');
+  }
   return {
     kind: 'delivery',
     subscriptionId: text(input, 'subscriptionId'),
     ...parseAccepted(input),
-    enqueuedAt: input.kind === 'delivery' ? text(input, 'enqueuedAt') : redrivenAt.toISOString(),
+    enqueuedAt: text(input, 'enqueuedAt'),
+    ...(attemptsMade ? { attemptsMade: Number(attemptsMade) } : {}),
   };
 }
 
@@ -122,10 +143,15 @@ function parseAccepted(input: Record<string, unknown>): AcceptedEvent {
   if (typeof event !== 'object' || event === null) throw new MalformedMessageError('event is missing');
   const e = event as Record<string, unknown>;
   for (const member of ['id', 'source', 'time']) text(e, member);
+  const data = e.data as { values?: unknown } | null | undefined;
+  if (typeof data !== 'object' || data === null || !Array.isArray(data.values)) {
+    throw new MalformedMessageError('event.data.values is not an array');
+  }
   return {
     publisherId: text(input, 'publisherId'),
     resourceAddress: text(input, 'resourceAddress'),
-    event: event as NotificationEvent,
+    // Messages queued before the wire form was the rule are delivered in it.
+    event: wireEvent(event as NotificationEvent),
     acceptedAt: text(input, 'acceptedAt'),
   };
 }
