@@ -103,6 +103,7 @@ async function storeFloor(lib, address, event, withWrites = true) {
     startKey = page.next;
   } while (startKey);
   const cursorAddress = `${address}/floor-${randomUUID().slice(0, 6)}`;
+  const acceptedAt = new Date().toISOString();
   // The deliver function's own settings, as it reads them from its environment.
   const settings = {
     timeoutMs: lib.config().deliveryTimeoutMs,
@@ -118,7 +119,9 @@ async function storeFloor(lib, address, event, withWrites = true) {
     await store.getSubscriptions(batch);
     if (!withWrites) return;
     await store.acquireDeliveryLeases(attempts);
-    await store.completeDeliveries(attempts);
+    await store.completeDeliveries(
+      attempts.map((a) => lib.completedAttempt(a, { event, acceptedAt }, Date.now())),
+    );
   });
   return Date.now() - started;
 }
