@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The node agent's real-daemon tests need root, ptp4l and gpsd: npm run test:agent.
+    exclude: [...configDefaults.exclude, 'test/agent/daemons/**'],
     // One in-memory DynamoDB Local (free port) with the table for the whole run; its endpoint and
     // table name reach process.env in each worker before any lib/ module is imported.
     globalSetup: ['test/support/dynamodb.ts'],
