@@ -86,6 +86,11 @@ export interface SubscriptionStore {
    */
   subscribeCheck(keys: SubscribeCheckKeys): Promise<SubscribeCheck>;
   /**
+   * The current states of the publishers a subscription to `resourceAddress` covers, as
+   * `subscribeCheck` finds them (`publisherId`: the id a publisher at exactly the address has).
+   */
+  coveredStates(resourceAddress: string, publisherId: string): Promise<PublisherState[]>;
+  /**
    * Creates the subscription unless it exists (false); with `initialNotification`, also records in
    * the same transaction that it received that event, so no delivery still under way sends it
    * that event again or an older one.

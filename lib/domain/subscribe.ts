@@ -14,7 +14,10 @@ export type CreateSubscriptionResult =
 /** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
 export class Subscribe {
   constructor(
-    private readonly store: Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription'>,
+    private readonly store: Pick<
+      SubscriptionStore,
+      'subscribeCheck' | 'createSubscription' | 'coveredStates'
+    >,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
   ) {}
@@ -55,8 +58,7 @@ export class Subscribe {
     if (states.length === 0) {
       throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);
     }
-    const published = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
-    const [newest, ...others] = published;
+    const [newest] = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
     const deadline = Date.now() + this.endpoints.timeoutMs - lookupMs;
     if (newest) {
       const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret], deadline);
@@ -88,7 +90,13 @@ export class Subscribe {
     // still under way sends the new subscription neither that event again nor an older one.
     if (!(await this.store.createSubscription(subscription, newest, generation)))
       return { kind: 'exists', existingId: id };
-    if (others.length > 0) await this.delivery.currentStatesFor(subscription, others);
+    // An event accepted while the endpoint was checked was fanned out before this subscription
+    // existed, so read the states again now that it does: whatever the initial notification did
+    // not carry (other publishers' states, and any newer one) is delivered. The delivery cursor
+    // drops an event a fan-out delivers as well, and never sends an older one after a newer.
+    const current = await this.store.coveredStates(resourceAddress, publisherIdFor(resourceAddress));
+    const unsent = current.filter(hasEvent).filter((state) => !isSameEvent(state, newest));
+    if (unsent.length > 0) await this.delivery.currentStatesFor(subscription, unsent);
     return { kind: 'created', subscription, signingSecret };
   }
 }
@@ -98,4 +106,8 @@ type PublishedState = PublisherState & AcceptedEvent & { readonly timeKey: strin
 
 function hasEvent(state: PublisherState): state is PublishedState {
   return state.event !== undefined && state.timeKey !== undefined && state.acceptedAt !== undefined;
+}
+
+function isSameEvent(state: PublishedState, sent: PublishedState | undefined): boolean {
+  return sent !== undefined && state.publisherId === sent.publisherId && state.event.id === sent.event.id;
 }

@@ -357,6 +357,30 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
     expect(await listAt(address)).toEqual([]);
   });
 
+  it('an event published while the consumer answers the initial notification is delivered once the subscription exists', async () => {
+    // Its fan-out reads the subscriptions before this one is written, so only the subscribe itself
+    // can deliver it: a vDU would otherwise keep the older state until the next change.
+    const { node, address, publisherId } = await lockStatePublisher();
+    const consumer = await startConsumer([{ status: 204, delayMs: 900 }, { status: 204 }]);
+    let answered = false;
+    const subscribing = api
+      .createSubscription({ ResourceAddress: address, EndpointUri: consumer.url })
+      .finally(() => {
+        answered = true;
+      });
+    await consumer.waitFor(1);
+    const during = lockStateEvent({ node, value: 'FREERUN' });
+    await publishAccepted(publisherId, during);
+    await waitForQueueIdle({ concerning: address });
+    expect(answered, 'the event was fanned out while the subscribe was still under way').toBe(false);
+
+    expectSubscribed(await subscribing);
+    const received = await consumer.waitFor(2);
+    expect(received[1]?.body).toEqual(during);
+    await waitForQueueIdle({ concerning: address });
+    expect(consumer.received).toHaveLength(2);
+  });
+
   it('for an inclusive address posts the newest covered state first; the other states follow', async () => {
     const node = freshNode();
     const lockId = await registerPublisher(`${node}${LOCK_STATE}`);
