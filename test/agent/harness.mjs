@@ -42,7 +42,8 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Polls `check` until it returns a value other than undefined.
  * @template T
  * @param {() => T | undefined | Promise<T | undefined>} check
- * @param {string} what
+ * @param {string | (() => string)} what what is awaited; a function is called at the time-out, so
+ *   the message shows the state then (the agents' logs), not when the wait began
  * @param {number} [timeoutMs]
  * @returns {Promise<T>}
  */
@@ -51,7 +52,10 @@ export async function until(check, what, timeoutMs = 30_000) {
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`,
+      );
     await sleep(50);
   }
 }

@@ -80,10 +80,13 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
       .filter((event) => !seen.has(event.id) && seen.add(event.id));
   };
   const valuesAt = (address: string) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
+  /** What the agents and npm start said last: a time-out's message carries it, to show the cause. */
+  const evidence = () =>
+    `the agents said:\n${agents.map((a) => `(exit ${a.child.exitCode ?? a.child.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`;
   const expectValues = (address: string, expected: string[], timeoutMs = 30_000) =>
     until(
       () => (JSON.stringify(valuesAt(address)) === JSON.stringify(expected) ? true : undefined),
-      `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\nthe agents said:\n${agents.map((a) => `(exit ${a.child.exitCode ?? a.child.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`,
+      () => `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\n${evidence()}`,
       timeoutMs,
     );
 
@@ -228,7 +231,7 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
         const current = answer?.ok ? ((await answer.json()) as Event) : undefined;
         return current?.data.values[0]?.value === '6' ? true : undefined;
       },
-      'the service to hold clock class 6',
+      () => `the service to hold clock class 6;\n${evidence()}`,
       60_000,
     );
     // A just restarted npm start can take a while to deliver on a busy machine.
