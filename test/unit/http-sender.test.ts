@@ -120,14 +120,25 @@ describe('postJson', () => {
   });
 
   it("times an attempt from when it has a socket, not while it waits for one of the agent's 64 to a busy host", async () => {
-    // Each answer takes 2/3 of the time-out; 128 attempts at once to one host: the second 64 wait
-    // for a socket about that long first, which must not count against their consumer.
+    // 320 attempts at once to one host that answers each in 3/10 of the time-out: with 64 sockets
+    // they go in five waves, so the last waves wait 4 × 3/10 of the time-out for a socket — longer
+    // than the time-out itself — and then are answered at once. Timed from their creation, the
+    // fourth and fifth waves (128 attempts) time out; timed from their socket, none does, with 7/10
+    // of the time-out to spare for a loaded machine.
+    const attemptTimeoutMs = 1000;
     const server = await startServer((_req, res) => {
-      setTimeout(() => res.writeHead(204).end(), (timeoutMs * 2) / 3);
+      setTimeout(() => res.writeHead(204).end(), (attemptTimeoutMs * 3) / 10);
     });
-    const outcomes = await Promise.all(Array.from({ length: 128 }, () => send(server.url)));
+    const started = Date.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: 320 }, () =>
+        postJson(server.url, '{}', { timeoutMs: attemptTimeoutMs, policy: allowPrivate, userAgent }),
+      ),
+    );
     expect(outcomes.filter((o) => o.kind !== 'response')).toEqual([]);
-    expect(server.received).toHaveLength(128);
+    expect(server.received).toHaveLength(320);
+    // The waits did happen: the last wave was answered after more than the time-out.
+    expect(Date.now() - started).toBeGreaterThan(attemptTimeoutMs);
   });
 
   it('maps a closed port to network-error', async () => {
