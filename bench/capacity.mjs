@@ -1,16 +1,59 @@
 // @ts-check
 /**
- * Part 3, store calls and capacity. The real handler bundles talk to DynamoDB Local through a
- * counting proxy on 127.0.0.1 that sets ReturnConsumedCapacity: 'TOTAL' on every request and
- * records the operation and the ConsumedCapacity of each answer (the answers pass unchanged, so
- * the SDK's CRC32 check still holds). The handlers' code is not touched.
+ * Part 3, store calls and capacity, and what a notification costs in AWS (bench:fanout,
+ * bench:storm). The real handler bundles talk to DynamoDB Local through a counting proxy on
+ * 127.0.0.1 that sets ReturnConsumedCapacity: 'INDEXES' on every request and records the operation
+ * and the read and write units AWS bills for it (the answers pass unchanged, so the SDK's CRC32
+ * check still holds). The handlers' code is not touched.
  */
 import http from 'node:http';
 import { lambdaContext, listenLocal, loadFresh, verdict } from './common.mjs';
 import { runSample } from './routes.mjs';
 
-/** us-east-1 on-demand prices, USD per million request units (since 1 Nov 2024). */
-export const PRICES = { writeRequestUnit: 0.625, readRequestUnit: 0.125 };
+/**
+ * us-east-1 list prices in USD per million (GB-seconds: per GB-second), from each service's
+ * pricing page (docs/benchmarks.md cites them): DynamoDB on-demand since 1 Nov 2024; SQS standard
+ * queues (each 64 KB of a request's payload is one request); Lambda on arm64, the first duration
+ * tier; API Gateway HTTP APIs, the first 300 million requests.
+ */
+export const PRICES = {
+  writeRequestUnit: 0.625,
+  readRequestUnit: 0.125,
+  sqsRequest: 0.4,
+  lambdaRequest: 0.2,
+  lambdaGbSecond: 0.0000133334,
+  httpApiRequest: 1.0,
+};
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/**
+ * The units AWS bills for one request. DynamoDB Local computes them as AWS does (item sizes
+ * rounded up to 1 KB per write unit and 4 KB per read unit, half a unit for an eventually
+ * consistent read, twice for a transaction, and, asked for INDEXES, the index entries written),
+ * except where it reports less: a BatchGetItem key that finds no item (AWS bills it as a read of
+ * the smallest item, as GetItem, which DynamoDB Local does bill) and PartiQL batches (it reports
+ * nothing; each write statement is one write unit, its condition held or not: the delivery
+ * cursors, the only items written that way, are a few hundred bytes and in no index).
+ * @param {string} op @param {any} input @param {any} output
+ */
+function billedUnits(op, input, output) {
+  let units = 0;
+  for (const c of [output?.ConsumedCapacity].flat().filter(Boolean)) units += Number(c.CapacityUnits ?? 0);
+  if (op === 'BatchGetItem') {
+    for (const [table, request] of Object.entries(input?.RequestItems ?? {})) {
+      const answered =
+        (output?.Responses?.[table]?.length ?? 0) + (output?.UnprocessedKeys?.[table]?.Keys?.length ?? 0);
+      units += (request.Keys.length - answered) * (request.ConsistentRead ? 1 : 0.5);
+    }
+  }
+  if (op === 'BatchExecuteStatement') {
+    units += (input?.Statements ?? []).filter(
+      (/** @type {{ Statement: string }} */ s) => !/^\s*SELECT/i.test(s.Statement),
+    ).length;
+  }
+  return READS.has(op) ? { read: units, write: 0 } : { read: 0, write: units };
+}
 
 /**
  * @param {string} target DynamoDB Local endpoint
@@ -27,9 +70,11 @@ export async function countingProxy(target) {
     req.on('end', () => {
       const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
       let body = Buffer.concat(chunks);
+      /** @type {any} */
+      let input;
       try {
-        const input = JSON.parse(body.toString('utf8'));
-        input.ReturnConsumedCapacity = 'TOTAL';
+        input = JSON.parse(body.toString('utf8'));
+        input.ReturnConsumedCapacity = 'INDEXES';
         body = Buffer.from(JSON.stringify(input));
       } catch {
         // not JSON: pass as is
@@ -42,15 +87,9 @@ export async function countingProxy(target) {
           answer.on('data', (chunk) => parts.push(chunk));
           answer.on('end', () => {
             const raw = Buffer.concat(parts);
-            const entry = { op, read: 0, write: 0 };
+            let entry = { op, read: 0, write: 0 };
             try {
-              const consumed = JSON.parse(raw.toString('utf8')).ConsumedCapacity;
-              // DynamoDB Local reports only CapacityUnits: they are write units for writes.
-              const writes = /Write|Put|Update|Delete/.test(op);
-              for (const c of [consumed].flat().filter(Boolean)) {
-                entry.read += Number(c.ReadCapacityUnits ?? (writes ? 0 : (c.CapacityUnits ?? 0)));
-                entry.write += Number(c.WriteCapacityUnits ?? (writes ? (c.CapacityUnits ?? 0) : 0));
-              }
+              entry = { op, ...billedUnits(op, input, JSON.parse(raw.toString('utf8'))) };
             } catch {
               // not JSON
             }
@@ -88,7 +127,7 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
   const previous = process.env.AWS_ENDPOINT_URL_DYNAMODB;
   process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.url;
   print(
-    '\n## 3. Store calls and consumed capacity per operation (ReturnConsumedCapacity: TOTAL, via a counting proxy)',
+    '\n## 3. Store calls and the capacity AWS bills per operation (ReturnConsumedCapacity: INDEXES, via a counting proxy)',
   );
   print(
     `prices: us-east-1 on-demand, $${PRICES.writeRequestUnit} per million WRU, $${PRICES.readRequestUnit} per million RRU`,
@@ -139,11 +178,85 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
       );
       print(`${''.padEnd(34)}units per request: ${perOp.join(', ')}`);
     }
-    print(
-      '(each counted on a warm instance; DynamoDB Local reports table capacity only: add 1 WRU per GSI item written in AWS)',
-    );
+    print('(each counted on a warm instance; units as AWS bills them, index entries included)');
   } finally {
     process.env.AWS_ENDPOINT_URL_DYNAMODB = previous;
     await proxy.close();
   }
+}
+
+/**
+ * What one notification costs in AWS, from what a run counted for `notifications` of them: the
+ * DynamoDB requests and the units AWS bills (countingProxy), SQS requests as billed (the local
+ * queue's `billedRequests`), Lambda invocations and GB-seconds (each invocation's duration rounded
+ * up to the millisecond, as Lambda bills it, at its function's memory in serverless.yml; the
+ * durations are this machine's, with DynamoDB Local and a consumer that answers at once), and
+ * HTTP API requests. Dollars are per million notifications.
+ * @param {{ notifications: number, dynamo: { op: string, read: number, write: number }[], sqsRequests: number,
+ *   invocations: { fn: string, ms: number }[], memoryMb: Record<string, number>, apiRequests: number }} run
+ */
+export function notificationCost({ notifications, dynamo, sqsRequests, invocations, memoryMb, apiRequests }) {
+  const per = (/** @type {number} */ total) => total / Math.max(1, notifications);
+  /** @param {string[]} names */
+  const tally = (names) => {
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
+    return [...counts].map(([name, count]) => `${name} ${count}`).join(', ');
+  };
+  const cost = {
+    dynamoRequests: per(dynamo.length),
+    readUnits: per(dynamo.reduce((n, e) => n + e.read, 0)),
+    writeUnits: per(dynamo.reduce((n, e) => n + e.write, 0)),
+    sqsRequests: per(sqsRequests),
+    invocations: per(invocations.length),
+    gbSeconds: per(
+      invocations.reduce((n, i) => n + (Math.ceil(i.ms) / 1000) * ((memoryMb[i.fn] ?? 0) / 1024), 0),
+    ),
+    apiRequests: per(apiRequests),
+    byOperation: tally(dynamo.map((e) => e.op)),
+    byFunction: tally(invocations.map((i) => i.fn)),
+  };
+  const dollars = {
+    dynamo: cost.readUnits * PRICES.readRequestUnit + cost.writeUnits * PRICES.writeRequestUnit,
+    sqs: cost.sqsRequests * PRICES.sqsRequest,
+    lambda: cost.invocations * PRICES.lambdaRequest + cost.gbSeconds * 1e6 * PRICES.lambdaGbSecond,
+    api: cost.apiRequests * PRICES.httpApiRequest,
+  };
+  return {
+    ...cost,
+    dollars: { ...dollars, total: dollars.dynamo + dollars.sqs + dollars.lambda + dollars.api },
+  };
+}
+
+/**
+ * Prints a notification's cost with a budget on every count (a change that adds a request, a unit
+ * or an invocation per notification fails) and on the dollars.
+ * @param {string} part @param {(line: string) => void} print @param {ReturnType<typeof notificationCost>} cost
+ * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number, dollars: number }} budget
+ */
+export function printNotificationCost(part, print, cost, budget) {
+  const f = (/** @type {number} */ value) => value.toFixed(3);
+  const d = cost.dollars;
+  print(`  in AWS, per notification (us-east-1 list prices, docs/benchmarks.md):`);
+  print(
+    `    DynamoDB requests          ${f(cost.dynamoRequests)} (${cost.byOperation})  ${verdict(part, 'DynamoDB requests', cost.dynamoRequests, budget.dynamoRequests)}`,
+  );
+  print(
+    `    DynamoDB read units        ${f(cost.readUnits)} as billed  ${verdict(part, 'read units', cost.readUnits, budget.readUnits)}`,
+  );
+  print(
+    `    DynamoDB write units       ${f(cost.writeUnits)} as billed, index entries included  ${verdict(part, 'write units', cost.writeUnits, budget.writeUnits)}`,
+  );
+  print(
+    `    SQS requests               ${f(cost.sqsRequests)} as billed (64 KB chunks)  ${verdict(part, 'SQS requests', cost.sqsRequests, budget.sqsRequests)}`,
+  );
+  print(
+    `    Lambda invocations         ${f(cost.invocations)} (${cost.byFunction})  ${verdict(part, 'invocations', cost.invocations, budget.invocations)}`,
+  );
+  print(`    Lambda GB-seconds          ${cost.gbSeconds.toFixed(6)} (durations measured here)`);
+  print(`    HTTP API requests          ${f(cost.apiRequests)}`);
+  print(
+    `    $ per million notifications  ${d.total.toFixed(2)} = DynamoDB ${d.dynamo.toFixed(2)} + SQS ${d.sqs.toFixed(2)} + Lambda ${d.lambda.toFixed(2)} + HTTP API ${d.api.toFixed(2)}  ${verdict(part, '$ per million', d.total, budget.dollars)}`,
+  );
 }

@@ -61,9 +61,7 @@ export function esbuildOptions(overrides = {}) {
  * @returns {Promise<Record<string, string>>} function name → handler source (`functions/x.ts`)
  */
 export async function serverlessFunctions() {
-  /** @type {(path: string) => Promise<{ custom?: { esbuild?: { config?: string } }, functions: unknown }>} */
-  const read = require('serverless/lib/configuration/read');
-  const yml = await read(join(PROJECT_DIR, 'serverless.yml'));
+  const yml = await readServerlessYml();
   const configFile = yml.custom?.esbuild?.config;
   if (!configFile || resolve(PROJECT_DIR, configFile) !== join(PROJECT_DIR, 'esbuild.config.cjs')) {
     throw new Error(
@@ -78,6 +76,22 @@ export async function serverlessFunctions() {
     functions[name] = `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`;
   }
   return functions;
+}
+
+/** serverless.yml as the framework's own parser reads it (with its CloudFormation tags). */
+function readServerlessYml() {
+  /** @type {(path: string) => Promise<{ custom?: { esbuild?: { config?: string } }, provider: { memorySize?: number }, functions: unknown }>} */
+  const read = require('serverless/lib/configuration/read');
+  return read(join(PROJECT_DIR, 'serverless.yml'));
+}
+
+/** Each function's memory in serverless.yml (MB): its own `memorySize`, else the provider's. */
+export async function functionMemoryMb() {
+  const yml = await readServerlessYml();
+  const functions = /** @type {Record<string, { memorySize?: number }>} */ (yml.functions);
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [name, fn.memorySize ?? yml.provider.memorySize ?? 1024]),
+  );
 }
 
 export const BARE_HANDLER_SOURCE = `import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';

@@ -31,7 +31,11 @@ const NODES = Number(process.env.NODES || 200);
 const PART = 'storm';
 const DEADLINE_MS = 10 * 60_000;
 const CONCURRENCY = 64; // the delivery sender's agent keeps at most 64 sockets per host
-const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+// Idle sockets are dropped after 4 s, before serverless offline closes them (its server's 5 s
+// keep-alive): a request sent on a socket as the server closes it fails with "socket hang up".
+// Without this the storm failed 3 runs in 3 on a quiet machine, where the warm-up drains in about
+// 5 s, so the storm's publishes reused sockets idle just that long.
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY, timeout: 4000 });
 const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -78,7 +78,7 @@ export interface LocalQueue {
   /** The bodies on the dead-letter queue, parsed when they are JSON. */
   deadLetters(): unknown[];
   counts(): Record<QueueName, { total: number; visible: number; hidden: number }>;
-  /** Per queue, the messages and the SQS-equivalent requests so far (batch calls of 10). */
+  /** Per queue, the messages and the SQS-equivalent requests so far (batch calls of 10), and as SQS bills them (64 KB chunks). */
   stats(): Record<
     QueueName,
     {
@@ -89,6 +89,7 @@ export interface LocalQueue {
       deleted: number;
       deleteRequests: number;
       visibilityChanges: number;
+      billedRequests: number;
     }
   >;
   /** True when the polled queues (fan-out, delivery, cleanup) are empty and no invocation is running; GET /idle answers the same. */
