@@ -9,9 +9,8 @@
  * tree-shake far better than its `dist-cjs` ones (each function about 190 KiB smaller, about 40 ms
  * faster to start; docs/benchmarks.md). A CommonJS dependency that `require()`s Node's
  * built-ins fails in an ES module, which has no `require` ("Dynamic require of node:https is not
- * supported"): the banner gives the bundle one. None of today's bundles needs it (none contains
- * esbuild's dynamic-require shim since the metrics left aws-embedded-metrics); it keeps the next
- * CommonJS dependency working rather than failing in production only.
+ * supported"): the banner gives the bundle one. aws-embedded-metrics (CommonJS, it
+ * requires `console`) needs it in every function.
  */
 const REQUIRE_BANNER =
   "import { createRequire as __bundleCreateRequire } from 'node:module'; const require = __bundleCreateRequire(import.meta.url);";

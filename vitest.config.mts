@@ -14,8 +14,8 @@ export default defineConfig({
       AWS_SECRET_ACCESS_KEY: 'local',
       STAGE: 'local',
       LOG_LEVEL: 'warn',
-      // aws-embedded-metrics (test-only oracle of our EMF records): the Local environment, which never
-      // probes the Lambda, ECS or EC2 metadata endpoints.
+      // aws-embedded-metrics (lib/metrics.ts): the Local environment, plain EMF lines on stdout; it
+      // never probes the ECS or EC2 metadata endpoints. Read when the library is first imported.
       AWS_EMF_ENVIRONMENT: 'Local',
     },
     hookTimeout: 90_000,

@@ -1,25 +1,23 @@
 // @ts-check
 /**
- * Part 2, bundle size and cold start. Sizes: every function's bundle against the bare one-GetItem
- * handler bundled the same way, with the bytes over it by dependency. Cold starts: for each API
- * route, fresh Node processes that load a bundle and serve one request against DynamoDB Local,
- * rotating between four sides: the function as deployed, the same function as bundled before
- * the switch to ES module bundles (CommonJS, CommonJS entry points), a bare handler making exactly the calls the route's
- * first request makes, and the bare one-GetItem handler.
+ * Part 2, bundle size and cold start. Sizes: every function's bundle split by where its bytes come
+ * from: our code (lib/, functions/) and middy, which the budget bounds; the AWS SDK (its clients
+ * named), reported beside it; any other package. Cold starts: for each API route, fresh Node
+ * processes that load a bundle and serve one request against DynamoDB Local and the local queue,
+ * rotating between three sides: the function as deployed, a bare handler making exactly the calls
+ * the route's first request makes with the same SDK clients, and the bare one-GetItem handler.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { loadFresh, median, ratio, verdict } from './common.mjs';
 import { runSample, warmUp } from './routes.mjs';
 
-/** A function's bundle may be this much larger than the bare handler's (an absolute budget). */
-export const SIZE_ALLOWANCE_KIB = 64;
+/** A function's own code (lib/, functions/) and middy, bundled, at most (the AWS SDK is reported beside it). */
+export const OWN_CODE_BUDGET_KIB = 64;
 /** Cold start over a bare handler making the same calls. */
 export const SAME_CALLS_BUDGET = 1.1;
 /** Cold start over the bare one-GetItem handler: the outer ceiling, whatever calls a route needs. */
 export const CEILING_BUDGET = 1.3;
-/** Cold start over the same function bundled as CommonJS (CJS_MAIN_BUILD): the deployed build must be faster. */
-export const BEFORE_BUDGET = 1;
 const CHILD = fileURLToPath(new URL('./cold-child.mjs', import.meta.url));
 
 /**
@@ -69,43 +67,48 @@ function traceLine(result) {
   return `wall ${result.wallMs.toFixed(1)} loaded ${result.loadMs.toFixed(1)} answered ${result.ms.toFixed(1)} | ${calls.join(' | ')}`;
 }
 
-/**
- * Where a bundle's bytes over the bare handler's come from: per package (node_modules) or per
- * folder of the service's own code, largest first; only what grew.
- * @param {import('esbuild').Metafile} metafile @param {import('esbuild').Metafile} bareMetafile
- * @returns {{ source: string, bytes: number }[]}
- */
-export function bytesOverBare(metafile, bareMetafile) {
-  /** @param {import('esbuild').Metafile} meta */
-  const bySource = (meta) => {
-    /** @type {Map<string, number>} */
-    const sizes = new Map();
-    for (const output of Object.values(meta.outputs)) {
-      for (const [path, input] of Object.entries(output.inputs)) {
-        const source = sourceOf(path);
-        sizes.set(source, (sizes.get(source) ?? 0) + input.bytesInOutput);
-      }
-    }
-    return sizes;
-  };
-  const bare = bySource(bareMetafile);
-  return [...bySource(metafile)]
-    .map(([source, bytes]) => ({ source, bytes: bytes - (bare.get(source) ?? 0) }))
-    .filter((entry) => entry.bytes > 0)
-    .sort((a, b) => b.bytes - a.bytes);
+/** `@scope/name` or `name` of the innermost node_modules package; undefined for our own files. */
+function packageOf(/** @type {string} */ path) {
+  const inPackage = path.lastIndexOf('node_modules/');
+  if (inPackage < 0) return undefined;
+  const [first = '', second = ''] = path.slice(inPackage + 'node_modules/'.length).split('/');
+  return first.startsWith('@') ? `${first}/${second}` : first;
 }
 
-/** `@scope/name` or `name` of the innermost node_modules package, else `lib/<folder>` or the file. */
-function sourceOf(/** @type {string} */ path) {
-  const inPackage = path.lastIndexOf('node_modules/');
-  if (inPackage >= 0) {
-    const [first = '', second = ''] = path.slice(inPackage + 'node_modules/'.length).split('/');
-    return first.startsWith('@') ? `${first}/${second}` : first;
+/**
+ * A bundle's bytes by where they come from (esbuild's metafile inputs): our own code and middy;
+ * the AWS SDK (@aws-sdk/*, @smithy/*, @aws/*, and whatever else the bare one-GetItem handler,
+ * which is the SDK alone, bundles), with its clients' own bytes; and the other packages.
+ * @param {import('esbuild').Metafile} metafile @param {Set<string>} sdkPackages the bare handler's
+ */
+export function bytesBySource(metafile, sdkPackages) {
+  const split = {
+    own: 0,
+    sdk: 0,
+    /** @type {Map<string, number>} */ clients: new Map(),
+    /** @type {Map<string, number>} */ other: new Map(),
+  };
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [path, { bytesInOutput: bytes }] of Object.entries(output.inputs)) {
+      const name = packageOf(path);
+      if (name === undefined || name.startsWith('@middy/')) split.own += bytes;
+      else if (/^@(aws-sdk|smithy|aws)\//.test(name) || sdkPackages.has(name)) {
+        split.sdk += bytes;
+        if (name.startsWith('@aws-sdk/client-'))
+          split.clients.set(name, (split.clients.get(name) ?? 0) + bytes);
+      } else split.other.set(name, (split.other.get(name) ?? 0) + bytes);
+    }
   }
-  return path.split('/').slice(0, 2).join('/');
+  return split;
 }
 
 const kib = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1);
+/** @param {Map<string, number>} sizes */
+const named = (sizes) =>
+  [...sizes]
+    .filter(([, bytes]) => bytes >= 512)
+    .map(([name, bytes]) => `${name.replace('@aws-sdk/', '')} ${kib(bytes)}`)
+    .join(', ');
 
 /**
  * @param {{ bundles: import('./common.mjs').BundleFile[], print: (line: string) => void }} options
@@ -113,35 +116,31 @@ const kib = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1);
 function bundleSizes({ bundles, print }) {
   const bare = bundles.find((b) => b.name === 'bareGetItem');
   if (!bare) throw new Error('no bare bundle');
-  print(
-    `bundles as serverless package builds them (esbuild.config.cjs); bare GetItem handler bundled the same way: ${kib(bare.bytes)} KiB`,
+  const sdkPackages = new Set(
+    Object.values(bare.metafile.outputs).flatMap((output) => Object.keys(output.inputs).map(packageOf)),
   );
-  print('function                 bundle KiB  (before)   over bare KiB  budget');
+  print('bundles as serverless package builds them (esbuild.config.cjs), KiB by source:');
+  print(
+    `function                   bundle   own+middy  budget ≤ ${OWN_CODE_BUDGET_KIB}    AWS SDK (its clients)                              other packages`,
+  );
   for (const fn of bundles) {
     if (fn.name.startsWith('bare')) continue;
-    const over = (fn.bytes - bare.bytes) / 1024;
-    const sources = bytesOverBare(fn.metafile, bare.metafile);
-    const largest = sources[0] ? `, largest source ${sources[0].source} ${kib(sources[0].bytes)} KiB` : '';
+    const split = bytesBySource(fn.metafile, /** @type {Set<string>} */ (sdkPackages));
     const check = verdict(
       '2 bundle size',
-      `${fn.name} ${kib(fn.bytes)} KiB = bare ${kib(bare.bytes)} KiB ${over < 0 ? '-' : '+'} ${Math.abs(over).toFixed(1)} KiB${largest}`,
-      Number(over.toFixed(1)),
-      SIZE_ALLOWANCE_KIB,
-    );
-    const signed = `${over < 0 ? '' : '+'}${over.toFixed(1)}`;
+      `${fn.name}: own code and middy ${kib(split.own)} KiB of ${kib(fn.bytes)} KiB (AWS SDK ${kib(split.sdk)} KiB)`,
+      Number(kib(split.own)),
+      OWN_CODE_BUDGET_KIB,
+    ).slice(-4);
+    const sdk = `${kib(split.sdk)} (${named(split.clients)})`;
     print(
-      `${fn.name.padEnd(24)} ${kib(fn.bytes).padStart(10)}  ${`(${kib(fn.before?.bytes ?? 0)})`.padStart(8)}   ${signed.padStart(13)}  ${check}`,
-    );
-    const pass = over <= SIZE_ALLOWANCE_KIB;
-    // Over budget, every source is named; within it, the few largest show where the room went.
-    const shown = (pass ? sources.slice(0, 4) : sources).map((s) => `${s.source} ${kib(s.bytes)}`);
-    print(
-      `${''.padEnd(25)}${pass ? 'largest over bare' : `OVER by ${(over - SIZE_ALLOWANCE_KIB).toFixed(1)} KiB; responsible`}: ${shown.join(', ')} KiB`,
+      `${fn.name.padEnd(26)} ${kib(fn.bytes).padStart(6)}   ${kib(split.own).padStart(9)}  ${check}           ${sdk.padEnd(50)} ${named(split.other) || '-'}`,
     );
   }
+  print(`(the bare one-GetItem handler bundled the same way: ${kib(bare.bytes)} KiB, all of it AWS SDK)`);
 }
 
-/** The bare handler's commands (BARE_SAME_CALLS_SOURCE) and the DynamoDB operations they are. */
+/** The bare handler's commands (bareSameCallsSource) and the DynamoDB operations they are. */
 const OPERATIONS = /** @type {const} */ ({
   Get: 'GetItem',
   BatchGet: 'BatchGetItem',
@@ -208,7 +207,8 @@ export async function coldStarts({
   if (runs === 0) return;
   const bare = bundles.find((b) => b.name === 'bareGetItem');
   const bareSameCalls = bundles.find((b) => b.name === 'bareSameCalls');
-  if (!bare || !bareSameCalls) throw new Error('no bare bundle');
+  const bareSameCallsSqs = bundles.find((b) => b.name === 'bareSameCallsSqs');
+  if (!bare || !bareSameCalls || !bareSameCallsSqs) throw new Error('no bare bundle');
   /** BENCH_FUNCTIONS=a,b times only those functions (a diagnostic run; the summary then covers only them). */
   const only = process.env.BENCH_FUNCTIONS?.split(',');
   const bareSdk = /** @type {any} */ (await loadFresh(bareSdkFile));
@@ -219,44 +219,38 @@ export async function coldStarts({
   await warmUp(routes, fixtures, handlers, warmup);
   print(`\n(DynamoDB Local warmed first: every route's request ${warmup} times in-process)`);
   print(
-    `cold start, median ms: fn = as deployed, before = the CJS build it replaced, same = bare handler making the route's calls, get = bare one GetItem`,
+    `cold start, median ms: fn = as deployed, same = bare handler making the route's calls with the same clients, get = bare one GetItem`,
   );
   print(
-    `function                 fn / before / same / get ms            vs same ≤ ${SAME_CALLS_BUDGET}   vs get ≤ ${CEILING_BUDGET}   vs before ≤ ${BEFORE_BUDGET}`,
+    `function                 fn / same / get ms        vs same ≤ ${SAME_CALLS_BUDGET}   vs get ≤ ${CEILING_BUDGET}`,
   );
   for (const fn of bundles) {
-    if (fn.name.startsWith('bare') || !fn.before || (only && !only.includes(fn.name))) continue;
+    if (fn.name.startsWith('bare') || (only && !only.includes(fn.name))) continue;
     // The queue- and schedule-driven functions (fanOut, deliver, emitGauges) and the $default
     // route serve no API request to time; their sizes are above.
     const route = routes.find((r) => r.fn === fn.name);
     if (!route) continue;
-    /** @type {Record<'fn' | 'before' | 'same' | 'get', number[]>} */
-    const took = { fn: [], before: [], same: [], get: [] };
+    /** @type {Record<'fn' | 'same' | 'get', number[]>} */
+    const took = { fn: [], same: [], get: [] };
     let label = '';
     for (let i = 0; i < runs; i++) {
-      // The CJS build gets a sample of its own (the same request twice would not answer alike),
-      // and whichever side starts first takes the one drawn first: a publish must not be older
-      // than the one before it.
-      const drawn = [await route.sample(fixtures), await route.sample(fixtures)];
-      const [sample, beforeSample] = drawn;
-      if (!sample || !beforeSample) throw new Error('no sample');
+      const sample = await route.sample(fixtures);
       const own = await sample.sameCalls?.();
       const recorded = own ? undefined : await recordedPlan(route, fixtures, bareSdk);
       const plan = own ?? recorded?.plan;
       if (!plan) throw new Error(`${route.name}: no same-calls plan`);
       label = plan.label;
-      const unused = [...drawn];
-      /** @type {[keyof typeof took, string, () => [unknown, number]][]} */
+      // The bare side loads the SQS client only when the route's calls include an enqueue.
+      const same = sendsToSqs(plan) ? bareSameCallsSqs : bareSameCalls;
+      /** @type {[keyof typeof took, string, unknown, number][]} */
       const sides = [
-        ['fn', fn.file, () => next(unused)],
-        ['before', fn.before.file, () => next(unused)],
-        ['same', bareSameCalls.file, () => [plan, 200]],
-        ['get', bare.file, () => [{}, 200]],
+        ['fn', fn.file, sample.event, sample.expect],
+        ['same', same.file, plan, 200],
+        ['get', bare.file, {}, 200],
       ];
       // Rotate which side starts first, so that none always meets a warmer (or busier) machine.
       const order = [...sides.slice(i % sides.length), ...sides.slice(0, i % sides.length)];
-      for (const [side, file, request] of order) {
-        const [event, expected] = request();
+      for (const [side, file, event, expected] of order) {
         const result = await coldStart(file, event, env);
         if (result.status !== expected) {
           throw new Error(
@@ -268,10 +262,8 @@ export async function coldStarts({
       }
       // Untimed: consumes what the sample seeded for part 1's bare side (a publisher to delete,
       // for one), which cleanup leaves to it, so that later figures read the seeded table only.
-      for (const used of [sample, beforeSample]) {
-        await used.bare();
-        await used.cleanup?.();
-      }
+      await sample.bare();
+      await sample.cleanup?.();
       if (recorded) {
         // Its bare side ran in the same-calls process; the handler's side is consumed here.
         const handler = handlers[route.fn];
@@ -282,11 +274,9 @@ export async function coldStarts({
     }
     /** @param {keyof typeof took} side the median, pair by pair, of fn's time over that side's */
     const ratioTo = (side) => median(took.fn.map((f, i) => f / Number(took[side][i])));
-    const [same, get, before] = [ratioTo('same'), ratioTo('get'), ratioTo('before')];
-    const times = ['fn', 'before', 'same', 'get'].map((side) =>
-      median(took[/** @type {keyof typeof took} */ (side)]).toFixed(1),
-    );
-    const [fnMs, beforeMs = '', sameMs = '', getMs = ''] = times;
+    const [same, get] = [ratioTo('same'), ratioTo('get')];
+    const times = [took.fn, took.same, took.get].map((ms) => median(ms).toFixed(1));
+    const [fnMs, sameMs = '', getMs = ''] = times;
     /** The verdict's PASS or FAIL; the summary names the function, the figures and the budget. */
     const check = (
       /** @type {string} */ what,
@@ -301,15 +291,13 @@ export async function coldStarts({
         budget,
       ).slice(-4);
     print(
-      `${fn.name.padEnd(24)} ${`${times.join(' / ')}`.padEnd(30)} ${ratio(same)} ${check(`same calls (${label})`, sameMs, same, SAME_CALLS_BUDGET)}   ${ratio(get)} ${check('one GetItem', getMs, get, CEILING_BUDGET)}   ${ratio(before)} ${check('its CJS build', beforeMs, before, BEFORE_BUDGET)}`,
+      `${fn.name.padEnd(24)} ${`${times.join(' / ')}`.padEnd(25)} ${ratio(same)} ${check(`same calls (${label})`, sameMs, same, SAME_CALLS_BUDGET)}   ${ratio(get)} ${check('one GetItem', getMs, get, CEILING_BUDGET)}`,
     );
     print(`${''.padEnd(25)}same calls: ${label}`);
   }
 }
 
-/** The event and status of the first sample in `samples`, taken from it. @param {import('./routes.mjs').Sample[]} samples */
-function next(samples) {
-  const sample = samples.shift();
-  if (!sample) throw new Error('no sample left');
-  return /** @type {[unknown, number]} */ ([sample.event, sample.expect]);
+/** @param {import('./common.mjs').SameCallsPlan} plan */
+function sendsToSqs(plan) {
+  return plan.steps.some((step) => ('all' in step ? step.all : [step]).some((call) => 'sqs' in call));
 }

@@ -23,16 +23,6 @@ const BUNDLING = /** @type {Record<string, unknown>} */ (require('../esbuild.con
 export const BUNDLE_EXTENSION = String(BUNDLING.outputFileExtension ?? '.js');
 
 /**
- * The build of every function before the switch to ES module bundles (CommonJS, packages' CommonJS entry points first,
- * esbuild's default for Node): part 2 times it beside the deployed build, so that the gain is
- * measured in the same run.
- */
-export const CJS_MAIN_BUILD = {
-  overrides: { format: 'cjs', mainFields: ['main', 'module'], banner: {} },
-  extension: '.cjs',
-};
-
-/**
  * esbuild's JS API options equal to what serverless-esbuild passes esbuild for the config file:
  * its own options (`exclude`, `packager`, `outputFileExtension`, `outputWorkFolder`) mapped or dropped.
  * @param {Record<string, unknown>} [overrides]
@@ -106,16 +96,18 @@ export const handler = async () => {
 `;
 
 /**
- * Informational beside part 2: a bare handler that makes the calls a route's first request makes
- * — the same SDK commands with the same keys, and the same POSTs — and nothing else, so that a
- * route's cold start can be told apart from the cost of the calls themselves. The parent builds
- * the plan (the event): steps run one after another, the calls of an `all` step together.
- * @typedef {{ command: 'Get' | 'BatchGet' | 'Query' | 'TransactWrite', input: Record<string, unknown> } | { post: string, body: string }} PlanCall
+ * Beside part 2: a bare handler that makes the calls a route's first request makes — the same
+ * commands with the same keys through the same SDK clients, and the same POSTs — and nothing
+ * else, so that a route's cold start can be told apart from the cost of the calls themselves. The
+ * parent builds the plan (the event): steps run one after another, the calls of an `all` step
+ * together. `withSqs`: the variant that also enqueues (SendMessageBatch of one message).
+ * @typedef {{ command: 'Get' | 'BatchGet' | 'Query' | 'TransactWrite', input: Record<string, unknown> } | { post: string, body: string } | { sqs: string, body: string }} PlanCall
  * @typedef {{ label: string, steps: (PlanCall | { all: PlanCall[] })[] }} SameCallsPlan
  */
-export const BARE_SAME_CALLS_SOURCE = `import http from 'node:http';
+export const bareSameCallsSource = (/** @type {boolean} */ withSqs) => `import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+${withSqs ? "import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';\nconst sqs = new SQSClient({});" : ''}
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
 const COMMANDS = { Get: GetCommand, BatchGet: BatchGetCommand, Query: QueryCommand, TransactWrite: TransactWriteCommand };
 const agent = new http.Agent({ keepAlive: true });
@@ -127,7 +119,10 @@ const post = (url, body) => new Promise((resolve, reject) => {
   request.on('error', reject);
   request.end(body);
 });
-const call = (c) => (c.post ? post(c.post, c.body) : client.send(new COMMANDS[c.command](c.input)));
+const call = (c) =>
+  c.post ? post(c.post, c.body)
+  : c.sqs ? ${withSqs ? "sqs.send(new SendMessageBatchCommand({ QueueUrl: c.sqs, Entries: [{ Id: '0', MessageBody: c.body }] }))" : 'undefined'}
+  : client.send(new COMMANDS[c.command](c.input));
 export const handler = async ({ steps }) => {
   for (const step of steps) await (step.all ? Promise.all(step.all.map(call)) : call(step));
   return { statusCode: 200 };
@@ -161,14 +156,12 @@ export function workDir() {
 }
 
 /**
- * @typedef {{ name: string, entry: string, file: string, bytes: number, metafile: import('esbuild').Metafile,
- *   before?: { file: string, bytes: number } }} BundleFile
- *   `before`: the same entry in CJS_MAIN_BUILD, for the functions (not the bare handlers).
+ * @typedef {{ name: string, entry: string, file: string, bytes: number, metafile: import('esbuild').Metafile }} BundleFile
  */
 
 /**
  * Bundles every function of serverless.yml and the bare handlers into `outDir` as serverless
- * package does, and each function also as it was bundled as CommonJS.
+ * package does.
  * @param {string} outDir
  * @returns {Promise<BundleFile[]>}
  */
@@ -177,33 +170,25 @@ export async function bundleAll(outDir) {
   const bareSource = join(outDir, 'bare-handler.mjs');
   writeFileSync(bareSource, BARE_HANDLER_SOURCE);
   const bareSameCalls = join(outDir, 'bare-same-calls.mjs');
-  writeFileSync(bareSameCalls, BARE_SAME_CALLS_SOURCE);
+  writeFileSync(bareSameCalls, bareSameCallsSource(false));
+  const bareSameCallsSqs = join(outDir, 'bare-same-calls-sqs.mjs');
+  writeFileSync(bareSameCallsSqs, bareSameCallsSource(true));
   const entries = [
     ...Object.entries(functions),
     ['bareGetItem', bareSource],
     ['bareSameCalls', bareSameCalls],
+    ['bareSameCallsSqs', bareSameCallsSqs],
   ];
-  /** @param {string} entry @param {string} outfile @param {Record<string, unknown>} [overrides] */
-  const bundle = async (entry, outfile, overrides) => {
-    const result = await build({
-      ...esbuildOptions(overrides),
-      entryPoints: [entry],
-      outfile,
-      metafile: true,
-    });
-    return {
-      file: outfile,
-      bytes: Object.values(result.metafile.outputs)[0]?.bytes ?? 0,
-      metafile: result.metafile,
-    };
-  };
   return Promise.all(
     entries.map(async ([name = '', entry = '']) => {
-      const built = await bundle(entry, join(outDir, `${name}${BUNDLE_EXTENSION}`));
-      if (name.startsWith('bare')) return { name, entry, ...built };
-      const { overrides, extension } = CJS_MAIN_BUILD;
-      const { file, bytes } = await bundle(entry, join(outDir, `${name}.before${extension}`), overrides);
-      return { name, entry, ...built, before: { file, bytes } };
+      const file = join(outDir, `${name}${BUNDLE_EXTENSION}`);
+      const { metafile } = await build({
+        ...esbuildOptions(),
+        entryPoints: [entry],
+        outfile: file,
+        metafile: true,
+      });
+      return { name, entry, file, bytes: Object.values(metafile.outputs)[0]?.bytes ?? 0, metafile };
     }),
   );
 }
@@ -221,11 +206,15 @@ export async function bundleBareSdk(outDir) {
     stdin: {
       contents: `import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 export { BatchGetCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+export { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+const local = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 export const client = (endpoint) => DynamoDBDocumentClient.from(
-  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
+  new DynamoDBClient({ endpoint, ...local }),
   { marshallOptions: { removeUndefinedValues: true } },
-);`,
+);
+export const sqs = (endpoint) => new SQSClient({ endpoint, ...local });`,
       resolveDir: PROJECT_DIR,
       loader: 'js',
       sourcefile: 'bare-sdk.mjs',

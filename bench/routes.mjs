@@ -6,6 +6,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
+import { LOCAL_ACCOUNT } from '../scripts/local-queue/sqs-api.mjs';
 import {
   acceptEventTransaction,
   createPublisherTransaction,
@@ -30,7 +31,8 @@ const T = TABLE_NAME;
  * The command classes of the bare baselines, from a freshly loaded bundle of the SDK that part 1
  * hands each route (`useBareSdk`) before any baseline runs, so that the baseline runs a copy of
  * the SDK code exactly as new and as warm as the handler's own bundled copy.
- * @type {Pick<typeof import('@aws-sdk/lib-dynamodb'), 'BatchGetCommand' | 'GetCommand' | 'QueryCommand' | 'TransactWriteCommand'>}
+ * @type {Pick<typeof import('@aws-sdk/lib-dynamodb'), 'BatchGetCommand' | 'GetCommand' | 'QueryCommand' | 'TransactWriteCommand'>
+ *   & Pick<typeof import('@aws-sdk/client-sqs'), 'SendMessageBatchCommand'> & { sqs: (endpoint: string) => import('@aws-sdk/client-sqs').SQSClient }}
  */
 let sdk;
 const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${name}`;
@@ -42,7 +44,7 @@ const arn = (/** @type {string} */ name) => `arn:aws:iam::123456789012:user/${na
  *   `cleanup` (untimed) removes what both sides created, so that the table every later figure
  *   reads from holds the seeded fixtures only. `sameCalls`, for a route whose first request
  *   makes more than one call, seeds what they need and gives part 2's bare handler that makes
- *   them (BARE_SAME_CALLS_SOURCE in common.mjs).
+ *   them (bareSameCallsSource in common.mjs).
  * @typedef {{ allowed: Record<string, number>, text: string }} StoreBudget
  *   What the route may make per request (part 3): DynamoDB requests by kind (anything else
  *   fails), never a Scan.
@@ -62,6 +64,8 @@ export class Fixtures {
   constructor(handlers, consumerUrl, queueUrl) {
     /** @type {Doc | undefined} the baselines' client, set with the SDK by `useBareSdk` */
     this.bareDb = undefined;
+    /** @type {import('@aws-sdk/client-sqs').SQSClient | undefined} the baselines' SQS client, the same */
+    this.bareSqs = undefined;
     /** @typedef {{ id: string, node: string, address: string }} SeededPublisher */
     /** @type {SeededPublisher | undefined} */
     this.reading = undefined;
@@ -84,6 +88,7 @@ export class Fixtures {
   useBareSdk(bare) {
     this.bareDb = bare.client;
     sdk = bare.sdk;
+    this.bareSqs = sdk.sqs(this.queueUrl);
   }
 
   /** The baselines' client; part 1 sets it (`useBareSdk`) before any baseline runs. */
@@ -178,14 +183,20 @@ export class Fixtures {
     this.stateless = await this.publisher(false);
   }
 
-  /** One message to the local queue, as the handlers' queue adapter sends it. */
+  /** One message to the local queue, as the handlers' queue adapter sends it: a SendMessageBatch through the SDK's SQS client. */
   async enqueue(/** @type {string} */ queue, /** @type {unknown} */ message) {
-    const response = await fetch(`${this.queueUrl}/queues/${queue}/messages`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ messages: [{ body: JSON.stringify(message) }] }),
-    });
-    await response.body?.cancel();
+    if (!this.bareSqs) throw new Error('useBareSdk was not called before a baseline ran');
+    await this.bareSqs.send(
+      new sdk.SendMessageBatchCommand({
+        QueueUrl: this.queueUrlOf(queue),
+        Entries: [{ Id: '0', MessageBody: JSON.stringify(message) }],
+      }),
+    );
+  }
+
+  /** The URL of a local queue, as the functions are given it. @param {string} queue */
+  queueUrlOf(queue) {
+    return `${this.queueUrl}/${LOCAL_ACCOUNT}/${queue}`;
   }
 
   /** The sanity-check POST, as the bare baseline makes it (a keep-alive agent, like http-sender). */
@@ -415,14 +426,11 @@ export const ROUTES = [
           for (let i = 0; i < 3; i++) await fx.subscription(owner, address);
           const shards = (await query(fx.db, ownerShardsQuery(owner))).Items ?? [];
           return {
-            label: 'Query + TransactWriteItems + enqueue POST',
+            label: 'Query + TransactWriteItems + SendMessageBatch',
             steps: [
               { command: 'Query', input: ownerShardsQuery(owner) },
               { command: 'TransactWrite', input: retireAllTransaction(owner, shards) },
-              {
-                post: `${fx.queueUrl}/queues/cleanup/messages`,
-                body: JSON.stringify({ messages: [{ body: JSON.stringify(removalMessage(owner)) }] }),
-              },
+              { sqs: fx.queueUrlOf('cleanup'), body: JSON.stringify(removalMessage(owner)) },
             ],
           };
         },
@@ -500,7 +508,7 @@ export const ROUTES = [
           const event = lockStateEvent(same.node, nextTime());
           const acceptedAt = new Date();
           return {
-            label: '(GetItem ∥ TransactWriteItems) + enqueue POST',
+            label: '(GetItem ∥ TransactWriteItems) + SendMessageBatch',
             steps: [
               {
                 all: [
@@ -511,12 +519,7 @@ export const ROUTES = [
                   { command: 'TransactWrite', input: acceptEventTransaction(same.id, event, acceptedAt) },
                 ],
               },
-              {
-                post: `${fx.queueUrl}/queues/fan-out/messages`,
-                body: JSON.stringify({
-                  messages: [{ body: JSON.stringify(fanOutMessage(same, event, acceptedAt)) }],
-                }),
-              },
+              { sqs: fx.queueUrlOf('fan-out'), body: JSON.stringify(fanOutMessage(same, event, acceptedAt)) },
             ],
           };
         },

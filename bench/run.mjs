@@ -5,8 +5,8 @@
  * (Throughput under load is not measured here: locally it would time serverless offline, not the
  * service; API Gateway and Lambda scaling set it once deployed.) Prints every figure with its budget and PASS/FAIL; exits 1 when
  * a budget fails. `node bench/run.mjs 1 3` runs only parts 1 and 3; BENCH_QUICK=1 shortens runs;
- * BENCH_SIZES_ONLY=1 makes part 2 report bundle sizes (budget: the bare handler + 64 KiB) without
- * timing cold starts. Diagnostics for
+ * BENCH_SIZES_ONLY=1 makes part 2 report bundle sizes (budget: 64 KiB of our own code and middy
+ * per function, the AWS SDK reported beside it) without timing cold starts. Diagnostics for
  * part 2: BENCH_FUNCTIONS=createSubscription,publishEvent times only those functions, and
  * BENCH_TRACE=1 prints each cold start's timeline (loaded, each HTTP request, answered).
  */

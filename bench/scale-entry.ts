@@ -8,6 +8,5 @@ export { storeStatus } from '../lib/services';
 export { documentClient } from '../lib/store/dynamo-client';
 export { publisherItem, publisherStateItem, subscriptionItem } from '../lib/store/items';
 export { keys } from '../lib/store/keys';
-export { ownerItem } from '../lib/store/owners';
-export { countBy } from '../lib/store/transactions';
+export { countBy, ownerCount } from '../lib/store/transactions';
 export { httpApiEvent, lambdaContext } from '../test/support/http-event';

@@ -110,7 +110,7 @@ try {
     }
     await writeAll(items);
   });
-  await writeAll([lib.ownerItem(PRINCIPAL, { gen: 0, count: SUBSCRIPTIONS, cleanedTo: 0 })]);
+  await client.send(new UpdateCommand(lib.ownerCount(TABLE_NAME, PRINCIPAL, 0, SUBSCRIPTIONS).Update));
   for (const [kind, n] of /** @type {const} */ ([
     ['subscriptions', SUBSCRIPTIONS],
     ['publishers', PUBLISHERS],

@@ -1,5 +1,6 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { parseFanOutMessage } from '../lib/delivery/messages';
 import { logger } from '../lib/logger';
 import { emitMetrics } from '../lib/metrics';
@@ -10,23 +11,27 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(emitMetrics())
   .handler(async (event, context) => {
     logger.setContext({ requestId: context.awsRequestId, function: 'fanOut' });
-    // The records of a batch are independent events (a storm): fanned out side by side.
-    const failed: SQSBatchResponse['batchItemFailures'] = [];
+    // The records of a batch are independent events (a storm): fanned out side by side, sharing
+    // the first pages of the ancestors they have in common.
     const firstPages = new Map();
-    await Promise.all(
-      event.Records.map(async (record) => {
-        try {
-          const enqueued = await fanOut().run(
-            parseFanOutMessage(record.body),
-            () => context.getRemainingTimeInMillis(),
-            firstPages,
-          );
-          logger.debug('fanned out', { messageId: record.messageId, enqueued });
-        } catch (error) {
-          logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });
-          failed.push({ itemIdentifier: record.messageId });
-        }
-      }),
-    );
-    return { batchItemFailures: failed };
+    const fanOutRecord = async (record: SQSRecord) => {
+      try {
+        const enqueued = await fanOut().run(
+          parseFanOutMessage(record.body),
+          () => context.getRemainingTimeInMillis(),
+          firstPages,
+        );
+        logger.debug('fanned out', { messageId: record.messageId, enqueued });
+      } catch (error) {
+        logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });
+        throw error;
+      }
+    };
+    // A processor per invocation: it keeps the batch's results, and invocations may overlap in a
+    // process (serverless offline, the tests). A batch whose every record failed is answered like
+    // any other, each record reported, rather than as a failed invocation.
+    return processPartialResponse(event, fanOutRecord, new BatchProcessor(EventType.SQS), {
+      context,
+      throwOnFullBatchFailure: false,
+    });
   });

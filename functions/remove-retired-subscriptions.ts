@@ -1,5 +1,6 @@
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
-import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { logger } from '../lib/logger';
 import { parseRemovalMessage } from '../lib/queue/queued-removal';
 import { subscriptions } from '../lib/services';
@@ -10,8 +11,7 @@ import { subscriptions } from '../lib/services';
  */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>().handler(async (event, context) => {
   logger.setContext({ requestId: context.awsRequestId, function: 'removeRetiredSubscriptions' });
-  const failed: SQSBatchResponse['batchItemFailures'] = [];
-  for (const record of event.Records) {
+  const removeRecord = async (record: SQSRecord) => {
     try {
       await subscriptions().removeRetired(parseRemovalMessage(record.body), () =>
         context.getRemainingTimeInMillis(),
@@ -21,8 +21,13 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>().handl
         messageId: record.messageId,
         error,
       });
-      failed.push({ itemIdentifier: record.messageId });
+      throw error;
     }
-  }
-  return { batchItemFailures: failed };
+  };
+  // One record after another: each may run until the invocation's time is nearly out.
+  return processPartialResponse(event, removeRecord, new BatchProcessor(EventType.SQS), {
+    context,
+    processInParallel: false,
+    throwOnFullBatchFailure: false,
+  });
 });

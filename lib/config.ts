@@ -1,5 +1,6 @@
 import { version } from '../package.json';
 import { parseCidr } from './net/ip';
+import queues from './queue/queues.json';
 
 /**
  * Configuration, read once when a function starts. A missing or malformed setting stops the
@@ -202,12 +203,14 @@ function httpUrl(env: Env, name: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** The variables of the queue URLs: lib/queue/queues.json, which serverless.yml and the local queue read. */
 function queueConfig(env: Env): QueueConfig {
+  const cleanup = queues.cleanup.urlVariable;
   return {
-    fanOutUrl: httpUrl(env, 'FANOUT_QUEUE_URL'),
-    deliveryUrl: httpUrl(env, 'DELIVERY_QUEUE_URL'),
-    deadLetterUrl: httpUrl(env, 'DEAD_LETTER_QUEUE_URL'),
-    cleanupUrl: env.CLEANUP_QUEUE_URL?.trim() ? httpUrl(env, 'CLEANUP_QUEUE_URL') : undefined,
+    fanOutUrl: httpUrl(env, queues['fan-out'].urlVariable),
+    deliveryUrl: httpUrl(env, queues.delivery.urlVariable),
+    deadLetterUrl: httpUrl(env, queues['dead-letter'].urlVariable),
+    cleanupUrl: env[cleanup]?.trim() ? httpUrl(env, cleanup) : undefined,
   };
 }
 

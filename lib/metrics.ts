@@ -19,73 +19,6 @@ export interface Metrics {
   deliveryLatency(milliseconds: number): void;
 }
 
-type Unit = 'Count' | 'Milliseconds';
-/** CloudWatch reads at most 100 values of a metric from one record. */
-const MAX_VALUES_PER_RECORD = 100;
-
-/**
- * Properties the Lambda environment of aws-embedded-metrics adds to each record, kept so that
- * logs read as before; absent outside Lambda.
- */
-function lambdaProperties(): Record<string, string> {
-  const env = process.env;
-  const trace = env._X_AMZN_TRACE_ID?.includes('Sampled=1') ? env._X_AMZN_TRACE_ID : undefined;
-  const entries = {
-    executionEnvironment: env.AWS_EXECUTION_ENV,
-    memorySize: env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE,
-    functionVersion: env.AWS_LAMBDA_FUNCTION_VERSION,
-    logStreamId: env.AWS_LAMBDA_LOG_STREAM_NAME,
-    traceId: trace,
-  };
-  return Object.fromEntries(Object.entries(entries).filter((e): e is [string, string] => Boolean(e[1])));
-}
-
-/**
- * The EMF records (CloudWatch embedded metric format) of one invocation's metrics: written here
- * rather than with aws-embedded-metrics, whose logger, validator and environments were a third of
- * every function's own bundle (docs/benchmarks.md) for what is one JSON line on stdout.
- */
-export function emfRecords(
-  recorded: Map<string, { unit: Unit; values: number[] }>,
-  properties: Record<string, string>,
-  timestamp = Date.now(),
-): string[] {
-  const records: string[] = [];
-  for (let offset = 0; ; offset += MAX_VALUES_PER_RECORD) {
-    const slice = [...recorded]
-      .map(([name, { unit, values }]) => ({
-        name,
-        unit,
-        values: values.slice(offset, offset + MAX_VALUES_PER_RECORD),
-      }))
-      .filter((metric) => metric.values.length > 0);
-    if (slice.length === 0) return records;
-    const record: Record<string, unknown> = {
-      _aws: {
-        Timestamp: timestamp,
-        CloudWatchMetrics: [
-          {
-            Dimensions: [['Service', 'Stage']],
-            Metrics: slice.map(({ name, unit }) => ({ Name: name, Unit: unit })),
-            Namespace: NAMESPACE,
-          },
-        ],
-      },
-      Service: config().serviceName,
-      Stage: config().stage,
-      ...properties,
-    };
-    for (const { name, values } of slice) record[name] = values.length === 1 ? values[0] : values;
-    records.push(JSON.stringify(record));
-  }
-}
-
-/** Lambda's JSON log format would wrap a console line in its own JSON: EMF then goes to stdout as is. */
-function writeRecord(line: string): void {
-  if (process.env.AWS_LAMBDA_LOG_FORMAT === 'JSON') process.stdout.write(`${line}\n`);
-  else console.log(line);
-}
-
 type ContextWithMetrics = Context & { metrics?: Metrics };
 
 /** The metrics of the current invocation, attached by `emitMetrics()`. */
@@ -96,8 +29,26 @@ export function metricsOf(context: Context): Metrics {
 }
 
 /**
- * Gives each invocation its own metrics logger and flushes it (one EMF line on stdout) when the
- * invocation ends, successfully or not. Nothing is printed when nothing was recorded.
+ * aws-embedded-metrics, loaded at the first flush that has something to print: its module (the
+ * logger, its environments and sinks, 36 KiB bundled) costs about 4-6 ms of a cold start when
+ * evaluated at import, and most invocations record no metric. The library picks its environment
+ * when it is loaded: AWS_EMF_ENVIRONMENT, `Lambda` when deployed and `Local` under serverless
+ * offline and in the tests (serverless.yml, vitest.config.mts), so it never probes a metadata
+ * endpoint.
+ */
+let library: Promise<typeof import('aws-embedded-metrics')> | undefined;
+const embeddedMetrics = () => {
+  library ??= import('aws-embedded-metrics');
+  return library;
+};
+
+type Recorded = { name: string; value: number; unit: 'Count' | 'Milliseconds' };
+
+/**
+ * Gives each invocation its own metrics and flushes them through an aws-embedded-metrics logger
+ * when the invocation ends, successfully or not: EMF records on stdout (one per invocation, split
+ * by the library at 100 values of a metric), which CloudWatch Logs turns into metrics. Nothing is
+ * printed when nothing was recorded.
  */
 export function emitMetrics<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TResult, Error, Context> {
   const flush = async (request: middy.Request<TEvent, TResult, Error, Context>) => {
@@ -106,26 +57,25 @@ export function emitMetrics<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TRes
   };
   return {
     before: async (request) => {
-      // Most requests record nothing: then nothing is printed.
-      const recorded = new Map<string, { unit: Unit; values: number[] }>();
-      const put = (name: string, value: number, unit: Unit) => {
-        const metric = recorded.get(name) ?? { unit, values: [] };
-        metric.values.push(value);
-        recorded.set(name, metric);
-      };
+      const recorded: Recorded[] = [];
       const metrics: Metrics = {
         count(name, value = 1) {
-          put(name, value, 'Count');
+          recorded.push({ name, value, unit: 'Count' });
         },
         deliveryLatency(milliseconds) {
-          put('DeliveryLatency', milliseconds, 'Milliseconds');
+          recorded.push({ name: 'DeliveryLatency', value: milliseconds, unit: 'Milliseconds' });
         },
       };
       (request.context as ContextWithMetrics).metrics = metrics;
       (request.internal as { flushMetrics?: () => Promise<void> }).flushMetrics = async () => {
-        const properties = { ...lambdaProperties(), RequestId: request.context.awsRequestId };
-        for (const line of emfRecords(recorded, properties)) writeRecord(line);
-        recorded.clear();
+        if (recorded.length === 0) return;
+        const { createMetricsLogger, Unit } = await embeddedMetrics();
+        const logger = createMetricsLogger();
+        logger.setNamespace(NAMESPACE);
+        logger.setDimensions({ Service: config().serviceName, Stage: config().stage });
+        logger.setProperty('RequestId', request.context.awsRequestId);
+        for (const { name, value, unit } of recorded.splice(0)) logger.putMetric(name, value, Unit[unit]);
+        await logger.flush();
       };
     },
     after: flush,

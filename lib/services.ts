@@ -14,8 +14,7 @@ import { Subscriptions } from './domain/subscriptions';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedRemoval } from './queue/queued-removal';
 import { SqsQueue } from './queue/sqs-queue';
-import { createKms } from './secrets/kms-client';
-import { kmsDataKey } from './secrets/kms-data-key';
+import { awsKms, kmsDataKey } from './secrets/kms-data-key';
 import { localDataKey } from './secrets/local-data-key';
 import { AesGcmSecretBox } from './secrets/secret-box';
 import { DynamoDeliveryStore } from './store/delivery-store';
@@ -55,7 +54,7 @@ export const secretBox = /* @__PURE__ */ once(() => {
   return new AesGcmSecretBox(
     key.kind === 'file'
       ? localDataKey(key.path)
-      : kmsDataKey(createKms(), key.keyId, new DynamoWrappedKeyStore(table())),
+      : kmsDataKey(awsKms(), key.keyId, new DynamoWrappedKeyStore(table())),
   );
 });
 

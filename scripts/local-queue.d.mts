@@ -62,6 +62,7 @@ export interface QueueEnv {
   DELIVERY_QUEUE_URL: string;
   DEAD_LETTER_QUEUE_URL: string;
   CLEANUP_QUEUE_URL: string;
+  AWS_ENDPOINT_URL_SQS: string;
 }
 
 export interface LocalQueue {

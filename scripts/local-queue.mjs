@@ -25,12 +25,19 @@
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LOCAL_ACCOUNT, runAction, SqsApiError } from './local-queue/sqs-api.mjs';
 import { openQueueStore } from './local-queue/store.mjs';
 
-export const QUEUE_NAMES = /** @type {const} */ (['fan-out', 'delivery', 'dead-letter', 'cleanup']);
+/**
+ * The queues and their settings, as serverless.yml declares them to SQS and the functions name them
+ * (lib/queue/queues.json).
+ * @type {Record<'fan-out' | 'delivery' | 'dead-letter' | 'cleanup', { urlVariable: string, visibilityTimeoutSeconds?: number, maxReceiveCount?: number }>}
+ */
+const QUEUES = createRequire(import.meta.url)('../lib/queue/queues.json');
+export const QUEUE_NAMES = /** @type {(keyof typeof QUEUES)[]} */ (Object.keys(QUEUES));
 /** The queues an event source polls; the dead-letter queue only keeps what was given up on. */
 const POLLED = ['fan-out', 'delivery', 'cleanup'];
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -55,49 +62,41 @@ const RESCAN_MS = 1000;
  * @property {number} maxReceiveCount receives after which a message is moved to the dead-letter queue
  */
 
-/** The event sources serverless.yml declares (FanOutQueue 360 s, DeliveryQueue 180 s). */
+/**
+ * The event sources serverless.yml declares, with their queue's visibility time-out and redrive
+ * budget from lib/queue/queues.json.
+ * @param {'fan-out' | 'delivery' | 'cleanup'} queue
+ * @param {{ functionKey: string, batchSize: number, concurrency: number }} source
+ * @returns {Consumer}
+ */
+const eventSource = (queue, source) => ({
+  queue,
+  ...source,
+  visibilityMs: Number(QUEUES[queue].visibilityTimeoutSeconds) * 1000,
+  maxReceiveCount: Number(QUEUES[queue].maxReceiveCount),
+});
+
 /** @type {Consumer[]} */
 export const DEFAULT_CONSUMERS = [
-  {
-    queue: 'fan-out',
-    functionKey: 'fanOut',
-    batchSize: 10,
-    visibilityMs: 360_000,
-    concurrency: 4,
-    maxReceiveCount: 5,
-  },
-  {
-    queue: 'delivery',
-    functionKey: 'deliver',
-    batchSize: 10,
-    visibilityMs: 180_000,
-    concurrency: 8,
-    maxReceiveCount: 100,
-  },
-  {
-    // Delete-all's background removal (CleanupQueue 360 s).
-    queue: 'cleanup',
-    functionKey: 'removeRetiredSubscriptions',
-    batchSize: 1,
-    visibilityMs: 360_000,
-    concurrency: 2,
-    maxReceiveCount: 5,
-  },
+  eventSource('fan-out', { functionKey: 'fanOut', batchSize: 10, concurrency: 4 }),
+  eventSource('delivery', { functionKey: 'deliver', batchSize: 10, concurrency: 8 }),
+  // Delete-all's background removal.
+  eventSource('cleanup', { functionKey: 'removeRetiredSubscriptions', batchSize: 1, concurrency: 2 }),
 ];
 
 /**
  * The variables the functions read their queue URLs from (serverless.yml maps them on the local
- * stage), for a local queue at `url`.
+ * stage), for a local queue at `url`; and the SQS endpoint the AWS SDK reads by itself, so that
+ * its client's endpoint is the queue URLs' host, as in AWS (else it warns at every call).
  * @param {string} url
  */
 export function queueEnv(url) {
-  const queueUrl = (/** @type {string} */ name) => `${url}/${LOCAL_ACCOUNT}/${name}`;
-  return {
-    FANOUT_QUEUE_URL: queueUrl('fan-out'),
-    DELIVERY_QUEUE_URL: queueUrl('delivery'),
-    DEAD_LETTER_QUEUE_URL: queueUrl('dead-letter'),
-    CLEANUP_QUEUE_URL: queueUrl('cleanup'),
-  };
+  return /** @type {Record<string, string>} */ ({
+    ...Object.fromEntries(
+      QUEUE_NAMES.map((name) => [QUEUES[name].urlVariable, `${url}/${LOCAL_ACCOUNT}/${name}`]),
+    ),
+    AWS_ENDPOINT_URL_SQS: url,
+  });
 }
 
 /** @param {import('./local-queue/store.mjs').StoredMessage} message */

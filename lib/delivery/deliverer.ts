@@ -41,7 +41,7 @@ const CURSOR_RETENTION_SECONDS = 24 * 3600;
  * exists and takes the ordering lease of its (subscription, address) cursor, POSTs, and judges the
  * answer. Never throws for a consumer's failure; throws only when the store fails, and the message
  * is then retried by the queue. Attempts that run together share their store calls: one
- * BatchGetItem for their subscriptions, one BatchExecuteStatement for their leases, and one for the
+ * BatchGetItem for their subscriptions, their leases at once, and one BatchExecuteStatement for the
  * completions of the POSTs that finish together.
  */
 export class Deliverer {

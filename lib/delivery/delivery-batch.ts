@@ -2,7 +2,7 @@ import { logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { QueuePort } from '../queue/queue-port';
 import type { AttemptResult, Deliverer } from './deliverer';
-import { MalformedMessageError, parseDeliveryMessage } from './messages';
+import { type DeliveryMessage, MalformedMessageError, parseDeliveryMessage } from './messages';
 
 /** One received message of the delivery queue, as an SQS event record gives it. */
 export interface ReceivedMessage {
@@ -34,20 +34,22 @@ export class DeliveryBatch {
 
   /** True when the message must stay on the queue. */
   private async processOne(message: ReceivedMessage, metrics: Metrics): Promise<boolean> {
+    let notification: DeliveryMessage;
+    try {
+      notification = parseDeliveryMessage(message.body, new Date(message.firstReceivedAt ?? Date.now()));
+    } catch (error) {
+      if (!(error instanceof MalformedMessageError)) throw error;
+      return this.deadLetter(
+        { kind: 'dead-letter', reason: `unreadable message: ${error.message}`, body: message.body },
+        metrics,
+      );
+    }
+    // Every receive of this message was an attempt (a lease wait sends the message anew, below).
+    const attempt = (notification.attemptsMade ?? 0) + message.receiveCount;
     let result: AttemptResult;
     try {
-      const redrivenAt = new Date(message.firstReceivedAt ?? Date.now());
-      result = await this.deliverer.attempt(
-        parseDeliveryMessage(message.body, redrivenAt),
-        message.receiveCount,
-      );
+      result = await this.deliverer.attempt(notification, attempt);
     } catch (error) {
-      if (error instanceof MalformedMessageError) {
-        return this.deadLetter(
-          { kind: 'dead-letter', reason: `unreadable message: ${error.message}`, body: message.body },
-          metrics,
-        );
-      }
       // The store failed: the queue brings the message back after its visibility time-out.
       logger.error('delivery attempt could not run', { messageId: message.messageId, error });
       return true;
@@ -63,6 +65,7 @@ export class DeliveryBatch {
       case 'dead-letter':
         return this.deadLetter(result.letter, metrics);
       case 'retry':
+        if (!result.failed && (await this.sendAgain(notification, attempt - 1, result.delayMs))) return false;
         try {
           await this.queue.changeVisibility('delivery', message.receiptHandle, result.delayMs);
         } catch (error) {
@@ -70,6 +73,29 @@ export class DeliveryBatch {
           logger.error('could not set the retry back-off', { messageId: message.messageId, error });
         }
         return true;
+    }
+  }
+
+  /**
+   * An attempt that waited for another attempt's lease made none: the notification goes back on
+   * the queue as a new message, delayed by the wait, carrying the attempts made so far, and this
+   * one is deleted. Hiding this message instead would count the wait as a receive, and enough
+   * waits (a run of slow attempts for one subscription and address) would reach the queue's
+   * maxReceiveCount, where SQS moves the message to the dead-letter queue with no reason and no
+   * NotificationsDeadLettered. False when the send failed: the message is then hidden as before.
+   */
+  private async sendAgain(
+    notification: DeliveryMessage,
+    attemptsMade: number,
+    delayMs: number,
+  ): Promise<boolean> {
+    const again: DeliveryMessage = { ...notification, ...(attemptsMade > 0 ? { attemptsMade } : {}) };
+    try {
+      await this.queue.send('delivery', [{ body: JSON.stringify(again), delayMs }]);
+      return true;
+    } catch (error) {
+      logger.error('could not send a waiting notification again; it is hidden instead', { error });
+      return false;
     }
   }
 

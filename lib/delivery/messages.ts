@@ -26,6 +26,13 @@ export interface DeliveryMessage extends AcceptedEvent {
   readonly subscriptionId: string;
   /** When delivery to this subscription began: the retry window is counted from here. */
   readonly enqueuedAt: string;
+  /**
+   * Attempts made by the earlier messages of this notification: an attempt that only waits for
+   * another attempt's lease sends this message again rather than hiding it, so that waiting never
+   * counts as a receive (SQS's redrive would dead-letter it without a reason), and carries its
+   * receives over for the back-off. Absent: none.
+   */
+  readonly attemptsMade?: number;
 }
 
 /** On the dead-letter queue: what could not be delivered, to whom, and why. */
@@ -40,7 +47,7 @@ export interface DeadLetter {
   readonly event: NotificationEvent;
   readonly acceptedAt: string;
   readonly enqueuedAt: string;
-  /** Receives of the delivery message, the last one included. */
+  /** Receives of the delivery message, the last one included, and the `attemptsMade` before it. */
   readonly attempts: number;
   readonly deadLetteredAt: string;
 }
@@ -98,11 +105,25 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');
   }
+  if (input.kind === 'dead-letter') {
+    // A new window, and no attempts made in it yet.
+    return {
+      kind: 'delivery',
+      subscriptionId: text(input, 'subscriptionId'),
+      ...parseAccepted(input),
+      enqueuedAt: redrivenAt.toISOString(),
+    };
+  }
+  const attemptsMade = input.attemptsMade;
+  if (attemptsMade !== undefined && !(Number.isSafeInteger(attemptsMade) && Number(attemptsMade) >= 0)) {
+    throw new MalformedMessageError('attemptsMade is not a count');
+  }
   return {
     kind: 'delivery',
     subscriptionId: text(input, 'subscriptionId'),
     ...parseAccepted(input),
-    enqueuedAt: input.kind === 'delivery' ? text(input, 'enqueuedAt') : redrivenAt.toISOString(),
+    enqueuedAt: text(input, 'enqueuedAt'),
+    ...(attemptsMade ? { attemptsMade: Number(attemptsMade) } : {}),
   };
 }
 

@@ -148,17 +148,17 @@ export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions
     resourceAddress: string,
     options: { readonly startKey?: PageKey; readonly limit?: number | undefined },
   ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PageKey | undefined }>;
-  /** `acquireDeliveryLease` for many attempts at once; each succeeds or fails on its own. */
-  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
-  /** `completeDelivery` for many attempts at once; each succeeds or fails on its own. */
-  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]>;
   /**
-   * Takes the lease of the (subscription, address) cursor for one attempt, unless the event is not
-   * newer than the one delivered last or another attempt holds the lease.
+   * Takes the lease of each attempt's (subscription, address) cursor, unless its event is not
+   * newer than the one delivered last (superseded) or another attempt holds the lease (leased);
+   * each attempt succeeds or fails on its own.
    */
-  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome>;
-  /** Records the attempt's event as the newest delivered and frees the lease. */
-  completeDelivery(attempt: DeliveryAttempt): Promise<void>;
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
+  /**
+   * Records each attempt's event as the newest delivered and frees its lease; each succeeds or
+   * fails on its own.
+   */
+  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]>;
   /** Frees the lease without moving the cursor (the attempt failed). */
   releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void>;
 }

@@ -1,9 +1,13 @@
+import {
+  ChangeMessageVisibilityCommand,
+  SendMessageBatchCommand,
+  type SendMessageBatchRequestEntry,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import { ServiceUnavailableError } from '../errors';
 import { logger } from '../logger';
+import { pauseBeforeRetry } from '../retry-pause';
 import type { OutgoingMessage, QueueName, QueuePort } from './queue-port';
-import { createSqsSend, type SendMessageBatchRequestEntry, type SqsSend } from './sqs-client';
-
-export type { SqsCall, SqsSend } from './sqs-client';
 
 /** SQS limits: 10 entries per batch, a delay of at most 15 minutes, a visibility of at most 12 hours. */
 export const SQS_BATCH_SIZE = 10;
@@ -11,22 +15,34 @@ const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_SECONDS = 43_200;
 /** Batches in flight at once: enough to enqueue 10,000 deliveries in about a second. */
 const PARALLEL_BATCHES = 25;
-/** Entries SQS refuses in a batch (throttling, internal errors) are re-sent this many times. */
-const BATCH_ATTEMPTS = 4;
+/**
+ * Sends of the entries SQS failed inside a batch it answered (an internal error on its side): the
+ * SDK retries a failed call, not the failed entries of a successful one.
+ */
+const FAILED_ENTRY_SENDS = 3;
 
-// One sender per process, kept at module scope so a Lambda reuses it (and its connections) across
+// One client per process, kept at module scope so a Lambda reuses it (and its connections) across
 // invocations; built on first use so that functions which never enqueue do not pay for it.
-let sender: SqsSend | undefined;
-const defaultSend: SqsSend = (call) => {
-  sender ??= createSqsSend();
-  return sender(call);
-};
+let client: SQSClient | undefined;
+
+/**
+ * The AWS SDK's SQS client. Its standard retry strategy is the one retry policy of a call: up to
+ * 3 attempts with jittered back-off on throttling, 5xx and network errors. Time-outs are short so
+ * that a queue that does not answer turns into a quick 503 rather than a Lambda time-out. A call
+ * goes to its queue URL's host (the client's default), so the local queue needs no endpoint.
+ */
+function sqsClient(): SQSClient {
+  client ??= new SQSClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
+  return client;
+}
 
 export class SqsQueue implements QueuePort {
   constructor(
     // Each function is given the URLs of the queues it uses.
     private readonly urls: Readonly<Partial<Record<QueueName, string>>>,
-    private readonly sendCommand: SqsSend = defaultSend,
   ) {}
 
   private url(queue: QueueName): string {
@@ -60,35 +76,33 @@ export class SqsQueue implements QueuePort {
 
   async changeVisibility(queue: QueueName, receiptHandle: string, timeoutMs: number): Promise<void> {
     await unavailableOnError(queue, () =>
-      this.sendCommand({
-        action: 'ChangeMessageVisibility',
-        input: {
+      sqsClient().send(
+        new ChangeMessageVisibilityCommand({
           QueueUrl: this.url(queue),
           ReceiptHandle: receiptHandle,
           VisibilityTimeout: toSeconds(timeoutMs, MAX_VISIBILITY_SECONDS),
-        },
-      }),
+        }),
+      ),
     );
   }
 
   private async sendBatch(queue: QueueName, entries: SendMessageBatchRequestEntry[]): Promise<void> {
     let pending = entries;
-    for (let attempt = 1; pending.length > 0; attempt++) {
-      const result = await this.sendCommand({
-        action: 'SendMessageBatch',
-        input: { QueueUrl: this.url(queue), Entries: pending },
-      });
+    for (let send = 1; pending.length > 0; send++) {
+      if (send > 1) await pauseBeforeRetry(send - 1);
+      const result = await sqsClient().send(
+        new SendMessageBatchCommand({ QueueUrl: this.url(queue), Entries: pending }),
+      );
       const failed = result.Failed ?? [];
       if (failed.length === 0) return;
-      const failedIds = new Set(failed.map((entry) => entry.Id));
       // A sender's fault (a message too large, say) will not pass on a retry.
       const fatal = failed.find((entry) => entry.SenderFault);
-      if (fatal || attempt >= BATCH_ATTEMPTS) {
+      if (fatal || send >= FAILED_ENTRY_SENDS) {
         const first = fatal ?? failed[0];
         throw new Error(`SQS refused ${failed.length} message(s): ${first?.Code} ${first?.Message ?? ''}`);
       }
+      const failedIds = new Set(failed.map((entry) => entry.Id));
       pending = pending.filter((entry) => failedIds.has(entry.Id));
-      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt * Math.random()));
     }
   }
 }

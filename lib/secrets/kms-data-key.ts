@@ -1,9 +1,53 @@
+import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
+import { ServiceUnavailableError } from '../errors';
 import { type DataKeyLoader, NoDataKeyYet } from './secret-box';
 
-/** The two KMS calls of the envelope scheme (lib/secrets/kms-client.ts speaks them). */
+/** The two KMS calls of the envelope scheme. */
 export interface Kms {
   generateDataKey(keyId: string): Promise<{ plaintext: Buffer; ciphertext: Buffer }>;
   decrypt(keyId: string, ciphertext: Buffer): Promise<Buffer>;
+}
+
+/**
+ * KMS through the AWS SDK's client (AWS_ENDPOINT_URL_KMS, when set, is read by the SDK itself).
+ * Its standard retry strategy is the call's one retry policy; what still fails is a 503: with
+ * Retry-After 1 when KMS could not be reached, 5 when it answered with a refusal (its reason is
+ * logged through the cause, never shown to the client).
+ */
+export function awsKms(): Kms {
+  const client = new KMSClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
+  const call = async <T>(send: () => Promise<T>): Promise<T> => {
+    try {
+      return await send();
+    } catch (error) {
+      const answered = (error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      throw answered === undefined
+        ? new ServiceUnavailableError('The signing key service could not be reached; try again', 1, {
+            cause: error,
+          })
+        : new ServiceUnavailableError('The signing key service refused the request; try again later', 5, {
+            cause: error,
+          });
+    }
+  };
+  const bytes = (value: Uint8Array | undefined) => Buffer.from(value ?? new Uint8Array());
+  return {
+    async generateDataKey(keyId) {
+      const out = await call(() =>
+        client.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256' })),
+      );
+      return { plaintext: bytes(out.Plaintext), ciphertext: bytes(out.CiphertextBlob) };
+    },
+    async decrypt(keyId, ciphertext) {
+      const out = await call(() =>
+        client.send(new DecryptCommand({ KeyId: keyId, CiphertextBlob: ciphertext })),
+      );
+      return bytes(out.Plaintext);
+    },
+  };
 }
 
 /** Where the KMS-encrypted data key is kept (one table item, written once). */

@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DeliveryAttempt, LeaseOutcome } from '../domain/model';
-import type { DynamoTable, Item } from './dynamo-table';
+import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 
 /**
@@ -23,89 +23,20 @@ export class DeliveryCursors {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
 
-  constructor(private readonly table: DynamoTable) {
+  constructor(table: DynamoTable) {
     this.client = table.client;
     this.tableName = table.name;
   }
 
   /**
-   * The leases of many attempts in two round trips: one consistent BatchGetItem of their cursors,
-   * then one BatchExecuteStatement (25 statements each) writing only the leases the cursors allow,
-   * each statement judged on its own. The read is the cheap part: on DynamoDB Local a conditional
-   * PartiQL UPDATE that fails costs more than the write it replaces (about 1.1 ms of its CPU against
-   * 0.1 ms to read the item), and a pair's first delivery used to pay one (PartiQL cannot update a
-   * missing item, so the UPDATE failed and an INSERT followed). Now a missing cursor is created
-   * with an INSERT (which fails on an existing key), an existing one gets the conditional UPDATE,
-   * and an attempt the cursor already refuses (superseded, or leased by a live attempt) writes
-   * nothing. The conditions stay on the writes, so a cursor that changed since the read is judged
-   * as before. Whatever a statement leaves undecided (a race on the INSERT, a throttle) is tried
-   * once more with the single conditional UpdateItem of `acquire`; if the read fails, every
-   * attempt takes the conditional UPDATE as if its cursor existed.
+   * The leases of many attempts, each one conditional UpdateItem of `acquire`, all at once: one
+   * round trip, one write unit per attempt, and a pair's first attempt creates its cursor in the
+   * same call. No read first and no PartiQL: on DynamoDB's cost model a consistent read of every
+   * cursor costs more than the failed writes it would spare, and PartiQL cannot create a missing
+   * cursor (docs/delivery.md, "Cost of the ordering cursors").
    */
-  async acquireMany(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
-    const outcomes = new Array<Promise<LeaseOutcome> | LeaseOutcome>(attempts.length);
-    const cursors = await this.readMany(attempts);
-    const toUpdate: number[] = [];
-    const toInsert: number[] = [];
-    attempts.forEach((a, i) => {
-      const cursor = cursors?.get(this.keyText(a));
-      if (cursors && !cursor) toInsert.push(i);
-      else if (cursor && refuses(a, cursor)) outcomes[i] = judgeHeld(a, cursor);
-      else toUpdate.push(i);
-    });
-    const [updates, inserts] = await Promise.all([
-      this.execute(
-        toUpdate.map((i) => attempts[i] as DeliveryAttempt),
-        (a) => ({
-          Statement:
-            `UPDATE "${this.tableName}" SET leaseOwner = ? SET leaseUntil = ? SET expiresAt = ? ` +
-            'WHERE pk = ? AND sk = ? AND (deliveredTimeKey IS MISSING OR deliveredTimeKey < ? OR ' +
-            '(deliveredTimeKey = ? AND deliveredEvent <> ?)) AND (leaseUntil IS MISSING OR leaseUntil < ?)',
-          Parameters: [
-            a.leaseOwner,
-            a.leaseUntil,
-            a.expiresAt,
-            ...this.keyOf(a),
-            a.timeKey,
-            a.timeKey,
-            a.eventKey,
-            a.now,
-          ],
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      ),
-      this.execute(
-        toInsert.map((i) => attempts[i] as DeliveryAttempt),
-        (a) => ({
-          Statement: `INSERT INTO "${this.tableName}" VALUE {'pk': ?, 'sk': ?, 'leaseOwner': ?, 'leaseUntil': ?, 'expiresAt': ?}`,
-          Parameters: [...this.keyOf(a), a.leaseOwner, a.leaseUntil, a.expiresAt],
-        }),
-      ),
-    ]);
-    updates.forEach((result, j) => {
-      const i = toUpdate[j] as number;
-      const a = attempts[i] as DeliveryAttempt;
-      if (result.ok) outcomes[i] = { kind: 'acquired' };
-      else if (result.code === 'ConditionalCheckFailed' && result.item)
-        outcomes[i] = judgeHeld(a, result.item);
-      else outcomes[i] = this.acquire(a);
-    });
-    inserts.forEach((result, j) => {
-      const i = toInsert[j] as number;
-      outcomes[i] = result.ok ? { kind: 'acquired' } : this.acquire(attempts[i] as DeliveryAttempt);
-    });
-    return Promise.allSettled(outcomes);
-  }
-
-  /** The attempts' cursors by key (absent: no cursor yet); undefined when the read failed. */
-  private async readMany(attempts: readonly DeliveryAttempt[]): Promise<Map<string, Item> | undefined> {
-    const distinct = new Map(attempts.map((a) => [this.keyText(a), a]));
-    try {
-      const items = await this.table.batchGet([...distinct.values()].map((a) => this.target(a).Key));
-      return new Map(items.map((item) => [`${String(item.pk)}\n${String(item.sk)}`, item]));
-    } catch {
-      return undefined;
-    }
+  acquireMany(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
+    return Promise.allSettled(attempts.map((a) => this.acquire(a)));
   }
 
   /**
@@ -124,6 +55,10 @@ export class DeliveryCursors {
     );
   }
 
+  /**
+   * The lease for one attempt, unless the cursor's event is as new or newer (superseded) or another
+   * attempt holds a live lease (leased): the rule, written once, as this condition.
+   */
   async acquire(a: DeliveryAttempt): Promise<LeaseOutcome> {
     try {
       await this.client.send(
@@ -205,9 +140,7 @@ export class DeliveryCursors {
           );
           chunk.forEach((index, j) => {
             const error = Responses[j]?.Error;
-            results[index] = error
-              ? { ok: false, code: error.Code ?? 'Unknown', item: error.Item }
-              : { ok: true };
+            results[index] = error ? { ok: false, code: error.Code ?? 'Unknown' } : { ok: true };
           });
         } catch {
           for (const index of chunk) results[index] = { ok: false, code: 'RequestFailed' };
@@ -215,11 +148,6 @@ export class DeliveryCursors {
       }),
     );
     return results;
-  }
-
-  private keyText(a: DeliveryAttempt): string {
-    const [pk, sk] = this.keyOf(a);
-    return `${pk}\n${sk}`;
   }
 
   private keyOf(a: DeliveryAttempt): [string, string] {
@@ -247,25 +175,12 @@ type BatchStatement = NonNullable<
   ConstructorParameters<typeof BatchExecuteStatementCommand>[0]['Statements']
 >[number];
 
-type StatementResult =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly code: string; readonly item?: Record<string, unknown> };
+type StatementResult = { readonly ok: true } | { readonly ok: false; readonly code: string };
 
 /** BatchExecuteStatement's limit of statements per request. */
 const STATEMENTS_PER_BATCH = 25;
 
-/** True when the cursor as read already refuses the lease (the write's own condition, negated). */
-function refuses(a: DeliveryAttempt, cursor: Item): boolean {
-  const delivered = typeof cursor.deliveredTimeKey === 'string' ? cursor.deliveredTimeKey : undefined;
-  const newer =
-    delivered === undefined ||
-    delivered < a.timeKey ||
-    (delivered === a.timeKey && cursor.deliveredEvent !== a.eventKey);
-  const free = cursor.leaseUntil === undefined || Number(cursor.leaseUntil) < a.now;
-  return !(newer && free);
-}
-
-/** Why the lease was refused, from the cursor as it was. */
+/** Why `acquire`'s condition refused the lease, from the cursor as it was: superseded before leased. */
 function judgeHeld(a: DeliveryAttempt, current: Record<string, unknown>): LeaseOutcome {
   const delivered = typeof current.deliveredTimeKey === 'string' ? current.deliveredTimeKey : '';
   if (delivered > a.timeKey || (delivered === a.timeKey && current.deliveredEvent === a.eventKey)) {

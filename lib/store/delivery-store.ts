@@ -49,14 +49,6 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return this.cursors.completeMany(attempts);
   }
 
-  acquireDeliveryLease(attempt: DeliveryAttempt): Promise<LeaseOutcome> {
-    return this.cursors.acquire(attempt);
-  }
-
-  completeDelivery(attempt: DeliveryAttempt): Promise<void> {
-    return this.cursors.complete(attempt);
-  }
-
   releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void> {
     return this.cursors.release(attempt);
   }

@@ -9,6 +9,7 @@ import {
   type TransactWriteCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { pauseBeforeRetry } from '../retry-pause';
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 export type Item = Record<string, unknown>;
@@ -53,7 +54,7 @@ export class DynamoTable {
     for (let start = 0; start < keysToRead.length; start += 100) {
       let batch = keysToRead.slice(start, start + 100);
       for (let attempt = 1; batch.length > 0; attempt++) {
-        if (attempt > 1) await sleep(retryPauseMs(attempt - 1));
+        if (attempt > 1) await pauseBeforeRetry(attempt - 1);
         const result = await this.client.send(
           new BatchGetCommand({ RequestItems: { [this.name]: { Keys: batch, ConsistentRead: true } } }),
         );
@@ -107,15 +108,10 @@ export class DynamoTable {
         const conditionFailed = reasons.some((r) => r.Code === 'ConditionalCheckFailed');
         if (conditionFailed) return reasons;
         if (!conflicted || attempt >= TRANSACTION_ATTEMPTS) throw error;
-        await sleep(retryPauseMs(attempt));
+        await pauseBeforeRetry(attempt);
       }
     }
   }
-}
-
-/** Full jitter over 10 ms · 2^n, at most 640 ms: retries spread out instead of colliding again. */
-export function retryPauseMs(attempt: number, random: () => number = Math.random): number {
-  return random() * 10 * 2 ** Math.min(attempt, 6);
 }
 
 /** Named as DynamoDB names throttling, so that it is answered as the store's 503. */
@@ -124,8 +120,4 @@ class UnprocessedKeysError extends Error {
   constructor(count: number) {
     super(`DynamoDB left ${count} keys unprocessed after ${BATCH_GET_ATTEMPTS} attempts`);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

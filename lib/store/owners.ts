@@ -22,11 +22,6 @@ export function ownerState(item: Item | undefined): OwnerState {
   };
 }
 
-/** The owner's item as the store keeps it; the scale benchmark seeds it directly. */
-export function ownerItem(principal: string, state: OwnerState): Item {
-  return { ...keys.owner(principal), ...state };
-}
-
 /** The owner's state, read consistently (shard 0 carries the generation every shard agrees on). */
 export async function readOwner(table: DynamoTable, owner: string): Promise<OwnerState> {
   return ownerState(await table.get(keys.owner(owner)));

@@ -3,8 +3,8 @@
  * The subset of SQS's AWS JSON 1.0 protocol that the service and its event sources use, over the
  * local queue's store: POST / with `x-amz-target: AmazonSQS.<Action>`. Requests are not checked
  * for a signature (any credentials do), as with other local AWS stand-ins. Errors are answered
- * as SQS answers them: 400, `__type` and `x-amzn-query-error`, so that the AWS SDK and
- * lib/queue/sqs-client.ts read the same codes they would read from SQS.
+ * as SQS answers them: 400, `__type` and `x-amzn-query-error`, so that the AWS SDK's SQS client
+ * (in lib/queue/sqs-queue.ts) reads the same codes it would read from SQS.
  */
 import { md5 } from './store.mjs';
 

@@ -1,8 +1,21 @@
 /** The ordering cursor of (subscription, address) in DynamoDB Local: lease, watermark, supersession. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryAttempt } from '../../lib/domain/model';
+import type { DeliveryAttempt, LeaseOutcome } from '../../lib/domain/model';
 import { deliveryStore as store } from '../../lib/services';
+
+/** One attempt's lease, through the store's batch operation as delivery takes it. */
+async function lease(a: DeliveryAttempt): Promise<LeaseOutcome> {
+  const [outcome] = await store().acquireDeliveryLeases([a]);
+  if (outcome?.status !== 'fulfilled') throw new Error(`no outcome: ${String(outcome?.reason)}`);
+  return outcome.value;
+}
+
+/** One attempt's completion, through the store's batch operation as delivery records it. */
+async function complete(a: DeliveryAttempt): Promise<void> {
+  const [outcome] = await store().completeDeliveries([a]);
+  if (outcome?.status !== 'fulfilled') throw new Error(`not completed: ${String(outcome?.reason)}`);
+}
 
 const T1 = '2026-01-01T00:00:01.000000000';
 const T2 = '2026-01-01T00:00:02.000000000';
@@ -29,31 +42,31 @@ describe('delivery cursors', () => {
   it('lets one attempt at a time hold the lease of a (subscription, address)', async () => {
     const key = freshKey();
     const first = attempt(key, T1);
-    expect(await store().acquireDeliveryLease(first)).toEqual({ kind: 'acquired' });
-    const second = await store().acquireDeliveryLease(attempt(key, T2));
+    expect(await lease(first)).toEqual({ kind: 'acquired' });
+    const second = await lease(attempt(key, T2));
     expect(second).toEqual({ kind: 'leased', leaseUntil: first.leaseUntil });
     await store().releaseDeliveryLease(first);
-    expect(await store().acquireDeliveryLease(attempt(key, T2))).toEqual({ kind: 'acquired' });
+    expect(await lease(attempt(key, T2))).toEqual({ kind: 'acquired' });
   });
 
   it('lets exactly one of many concurrent attempts take the lease', async () => {
     const key = freshKey();
     const outcomes = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => store().acquireDeliveryLease(attempt(key, T1, `e${i}`))),
+      Array.from({ length: 20 }, (_, i) => lease(attempt(key, T1, `e${i}`))),
     );
     expect(outcomes.filter((o) => o.kind === 'acquired')).toHaveLength(1);
     expect(outcomes.filter((o) => o.kind === 'leased')).toHaveLength(19);
   });
 
   it('lets exactly one of many concurrent batch calls take the lease, for a new cursor and for one that exists', async () => {
-    // Each batch call reads the cursor first; those that read it free all write, and the write's
-    // own condition lets only one through (the INSERT of a new cursor, the UPDATE of an existing one).
+    // Every call writes at once, and the write's own condition lets only one through, whether the
+    // write creates the cursor or updates it.
     for (const prepare of [false, true]) {
       const key = freshKey();
       if (prepare) {
         const earlier = attempt(key, T1, 'earlier');
-        await store().acquireDeliveryLease(earlier);
-        await store().completeDelivery(earlier);
+        await lease(earlier);
+        await complete(earlier);
       }
       const outcomes = await Promise.all(
         Array.from({ length: 20 }, (_, i) => store().acquireDeliveryLeases([attempt(key, T2, `e${i}`)])),
@@ -67,52 +80,48 @@ describe('delivery cursors', () => {
   it('drops an event older than, or the same as, the one delivered last', async () => {
     const key = freshKey();
     const newer = attempt(key, T2);
-    await store().acquireDeliveryLease(newer);
-    await store().completeDelivery(newer);
-    expect(await store().acquireDeliveryLease(attempt(key, T1))).toEqual({ kind: 'superseded' });
-    expect(await store().acquireDeliveryLease(attempt(key, T2))).toEqual({ kind: 'superseded' });
+    await lease(newer);
+    await complete(newer);
+    expect(await lease(attempt(key, T1))).toEqual({ kind: 'superseded' });
+    expect(await lease(attempt(key, T2))).toEqual({ kind: 'superseded' });
     // Another event with the same time is not older: it goes out.
-    expect(await store().acquireDeliveryLease(attempt(key, T2, 'other'))).toEqual({ kind: 'acquired' });
+    expect(await lease(attempt(key, T2, 'other'))).toEqual({ kind: 'acquired' });
   });
 
   it('takes over a lease that expired (its holder died)', async () => {
     const key = freshKey();
     const dead = { ...attempt(key, T1), leaseUntil: Date.now() - 1 };
-    await store().acquireDeliveryLease(dead);
+    await lease(dead);
     const next = attempt(key, T2);
-    expect(await store().acquireDeliveryLease(next)).toEqual({ kind: 'acquired' });
+    expect(await lease(next)).toEqual({ kind: 'acquired' });
     // The late holder completes anyway: the cursor moves forward only, and the new lease stays.
-    await store().completeDelivery(dead);
-    expect(await store().acquireDeliveryLease(attempt(key, T2, 'x'))).toMatchObject({ kind: 'leased' });
-    await store().completeDelivery(next);
-    expect(await store().acquireDeliveryLease(attempt(key, T1, 'y'))).toEqual({ kind: 'superseded' });
+    await complete(dead);
+    expect(await lease(attempt(key, T2, 'x'))).toMatchObject({ kind: 'leased' });
+    await complete(next);
+    expect(await lease(attempt(key, T1, 'y'))).toEqual({ kind: 'superseded' });
   });
 
   it('keeps cursors apart per subscription and per address', async () => {
     const key = freshKey();
     const held = attempt(key, T1);
-    await store().acquireDeliveryLease(held);
-    expect(await store().acquireDeliveryLease(attempt({ ...key, subscriptionId: randomUUID() }, T1))).toEqual(
-      {
-        kind: 'acquired',
-      },
-    );
-    expect(
-      await store().acquireDeliveryLease(
-        attempt({ ...key, resourceAddress: `${key.resourceAddress}-2` }, T1),
-      ),
-    ).toEqual({ kind: 'acquired' });
+    await lease(held);
+    expect(await lease(attempt({ ...key, subscriptionId: randomUUID() }, T1))).toEqual({
+      kind: 'acquired',
+    });
+    expect(await lease(attempt({ ...key, resourceAddress: `${key.resourceAddress}-2` }, T1))).toEqual({
+      kind: 'acquired',
+    });
   });
 
   it('takes many leases in one call, each judged on its own: new, held, superseded, and a pair named twice', async () => {
     const fresh = freshKey();
     const held = freshKey();
     const holder = attempt(held, T1);
-    await store().acquireDeliveryLease(holder);
+    await lease(holder);
     const delivered = freshKey();
     const newer = attempt(delivered, T2);
-    await store().acquireDeliveryLease(newer);
-    await store().completeDelivery(newer);
+    await lease(newer);
+    await complete(newer);
     const many = Array.from({ length: 30 }, () => attempt(freshKey(), T1));
     const outcomes = await store().acquireDeliveryLeases([
       attempt(fresh, T1),
@@ -125,12 +134,12 @@ describe('delivery cursors', () => {
       { status: 'fulfilled', value: { kind: 'leased', leaseUntil: holder.leaseUntil } },
       { status: 'fulfilled', value: { kind: 'superseded' } },
     ]);
-    // The pair named twice: its statements go in separate requests, and exactly one takes the lease.
+    // The pair named twice: exactly one of its two writes takes the lease.
     const twice = [outcomes[0], outcomes[3]].map((o) =>
       o?.status === 'fulfilled' ? o.value.kind : 'rejected',
     );
     expect(twice.sort()).toEqual(['acquired', 'leased']);
-    // More than one BatchExecuteStatement's 25: every pair still gets its lease.
+    // Many at once: every pair still gets its lease.
     expect(outcomes.slice(4)).toEqual(many.map(() => ({ status: 'fulfilled', value: { kind: 'acquired' } })));
   });
 
@@ -141,13 +150,13 @@ describe('delivery cursors', () => {
     const lateHolder = { ...attempt(b, T1), leaseUntil: Date.now() - 1 };
     await store().acquireDeliveryLeases([first, lateHolder]);
     const takeover = attempt(b, T2);
-    expect(await store().acquireDeliveryLease(takeover)).toEqual({ kind: 'acquired' });
+    expect(await lease(takeover)).toEqual({ kind: 'acquired' });
     const results = await store().completeDeliveries([first, lateHolder]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
-    expect(await store().acquireDeliveryLease(attempt(a, T1))).toEqual({ kind: 'superseded' });
+    expect(await lease(attempt(a, T1))).toEqual({ kind: 'superseded' });
     // The takeover keeps its lease, then records the newer event.
-    expect(await store().acquireDeliveryLease(attempt(b, T2, 'x'))).toMatchObject({ kind: 'leased' });
+    expect(await lease(attempt(b, T2, 'x'))).toMatchObject({ kind: 'leased' });
     await store().completeDeliveries([takeover]);
-    expect(await store().acquireDeliveryLease(attempt(b, T1, 'y'))).toEqual({ kind: 'superseded' });
+    expect(await lease(attempt(b, T1, 'y'))).toEqual({ kind: 'superseded' });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * One queue batch whose notifications fare differently: each outcome stays its own. The batch's
- * store work is shared (one read, one lease statement batch), so this checks that sharing it
+ * store work is shared (one read, the leases at once), so this checks that sharing it
  * leaks nothing from one notification to another, and that a hanging consumer holds up no other.
  */
 import { randomUUID } from 'node:crypto';
@@ -69,16 +69,19 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   // Another attempt holds the lease of this one's (subscription, address) cursor.
   const held = await subscribed(fast.url);
   const now = Date.now();
-  await deliveryStore().acquireDeliveryLease({
-    subscriptionId: held.subscription.id,
-    resourceAddress: held.subscription.resourceAddress,
-    timeKey: parseTime(held.event.time),
-    eventKey: 'other#event',
-    leaseOwner: randomUUID(),
-    now,
-    leaseUntil: now + 60_000,
-    expiresAt: Math.floor(now / 1000) + 3600,
-  });
+  const [holder] = await deliveryStore().acquireDeliveryLeases([
+    {
+      subscriptionId: held.subscription.id,
+      resourceAddress: held.subscription.resourceAddress,
+      timeKey: parseTime(held.event.time),
+      eventKey: 'other#event',
+      leaseOwner: randomUUID(),
+      now,
+      leaseUntil: now + 60_000,
+      expiresAt: Math.floor(now / 1000) + 3600,
+    },
+  ]);
+  expect(holder).toEqual({ status: 'fulfilled', value: { kind: 'acquired' } });
 
   const queue = new RecordingQueue();
   const batch = new DeliveryBatch(
@@ -104,29 +107,64 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   // ...and their cursors completed (a repeat of the event is superseded), the batch still running.
   for (const x of delivered) {
     const again = () =>
-      deliveryStore().acquireDeliveryLease({
-        subscriptionId: x.subscription.id,
-        resourceAddress: x.subscription.resourceAddress,
-        timeKey: parseTime(x.event.time),
-        eventKey: `${x.event.source}#${x.event.id}`,
-        leaseOwner: randomUUID(),
-        now: Date.now(),
-        leaseUntil: Date.now() + 1000,
-        expiresAt: Math.floor(Date.now() / 1000) + 3600,
-      });
-    await vi.waitFor(async () => expect((await again()).kind).toBe('superseded'), { timeout: 1500 });
+      deliveryStore().acquireDeliveryLeases([
+        {
+          subscriptionId: x.subscription.id,
+          resourceAddress: x.subscription.resourceAddress,
+          timeKey: parseTime(x.event.time),
+          eventKey: `${x.event.source}#${x.event.id}`,
+          leaseOwner: randomUUID(),
+          now: Date.now(),
+          leaseUntil: Date.now() + 1000,
+          expiresAt: Math.floor(Date.now() / 1000) + 3600,
+        },
+      ]);
+    await vi.waitFor(
+      async () => expect(await again()).toEqual([{ status: 'fulfilled', value: { kind: 'superseded' } }]),
+      { timeout: 1500 },
+    );
   }
   expect(settled).toBe(false);
   const kept = await running;
 
-  // Kept for a retry: the 503, the time-out, the one waiting for the lease. Nothing else.
-  expect(new Set(kept)).toEqual(new Set([failed, hung, held].map((x) => x.received.messageId)));
+  // Kept for a retry: the 503 and the time-out. Nothing else.
+  expect(new Set(kept)).toEqual(new Set([failed, hung].map((x) => x.received.messageId)));
   expect(new Set(queue.visibility.map((v) => v.receiptHandle))).toEqual(
-    new Set([failed, hung, held].map((x) => x.received.receiptHandle)),
+    new Set([failed, hung].map((x) => x.received.receiptHandle)),
   );
+  // The one waiting for the lease made no attempt: it is sent again as a new message, so that the
+  // wait spends none of the queue's receives, and this one is deleted.
+  expect(queue.sent.delivery.map((body) => JSON.parse(body))).toEqual([held.message]);
   expect(queue.sent['dead-letter']).toEqual([]);
   // The deleted subscription got nothing, the held one nothing yet, the fast ones one each.
   const paths = fast.received.map((r) => (r.body as { id: string }).id);
   expect(paths.sort()).toEqual(delivered.map((x) => x.event.id).sort());
   expect(failing.received).toHaveLength(1);
+});
+
+it('counts the attempts of the earlier messages a waiting notification was sent again from', async () => {
+  const refusing = await startConsumer([{ status: 400 }]);
+  try {
+    const x = await subscribed(refusing.url);
+    const queue = new RecordingQueue();
+    const batch = new DeliveryBatch(
+      new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
+        timeoutMs: 2000,
+        userAgent: 'test/1',
+        retryWindowMs: 3_600_000,
+        backoff: { baseMs: 1000, maxMs: 300_000 },
+      }),
+      queue,
+    );
+    const sentAgain = {
+      ...x.received,
+      body: JSON.stringify({ ...x.message, attemptsMade: 3 }),
+      receiveCount: 2,
+    };
+    expect(await batch.process([sentAgain], metrics)).toEqual([]);
+    const [letter] = queue.sent['dead-letter'].map((body) => JSON.parse(body));
+    expect(letter).toMatchObject({ subscriptionId: x.subscription.id, attempts: 5 });
+  } finally {
+    await refusing.close();
+  }
 });

@@ -15,6 +15,13 @@ export interface HarnessOptions {
   retryWindowSeconds?: number;
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /** The time-out of one POST (DELIVERY_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /**
+   * The delivery queue's redrive budget, in place of the deployed one: a test scales a budget
+   * that takes minutes of contention down to seconds.
+   */
+  maxReceiveCount?: number;
   /** Listen here instead of on a free port. */
   port?: number;
 }
@@ -23,6 +30,7 @@ const SETTINGS = {
   DELIVERY_RETRY_WINDOW_SECONDS: 'retryWindowSeconds',
   DELIVERY_BACKOFF_BASE_MS: 'backoffBaseMs',
   DELIVERY_BACKOFF_MAX_MS: 'backoffMaxMs',
+  DELIVERY_TIMEOUT_MS: 'timeoutMs',
 } as const;
 
 type Handler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -43,7 +51,13 @@ export async function startDeliveryHarness(
   const queue = await startLocalQueue({
     port: options.port ?? 0,
     // The handlers run in this process: more invocations at once cost nothing here.
-    consumers: DEFAULT_CONSUMERS.map((consumer) => ({ ...consumer, concurrency: consumer.concurrency * 2 })),
+    consumers: DEFAULT_CONSUMERS.map((consumer) => ({
+      ...consumer,
+      concurrency: consumer.concurrency * 2,
+      ...(consumer.queue === 'delivery' && options.maxReceiveCount !== undefined
+        ? { maxReceiveCount: options.maxReceiveCount }
+        : {}),
+    })),
     log: () => undefined,
   });
   // The functions find the queues as deployed: by their URLs, on the local queue's endpoint.

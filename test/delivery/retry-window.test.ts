@@ -36,17 +36,13 @@ class InMemoryDeliveryStore implements DeliveryStore {
   async subscriptionsAt() {
     return { subscriptions: [this.subscription], next: undefined };
   }
-  async acquireDeliveryLease(): Promise<LeaseOutcome> {
-    return this.heldUntil === undefined
-      ? { kind: 'acquired' }
-      : { kind: 'leased', leaseUntil: this.heldUntil };
-  }
   async acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]) {
-    return Promise.allSettled(attempts.map(() => this.acquireDeliveryLease()));
+    const outcome: LeaseOutcome =
+      this.heldUntil === undefined ? { kind: 'acquired' } : { kind: 'leased', leaseUntil: this.heldUntil };
+    return Promise.allSettled(attempts.map(async () => outcome));
   }
-  async completeDelivery() {}
   async completeDeliveries(attempts: readonly DeliveryAttempt[]) {
-    return Promise.allSettled(attempts.map(() => this.completeDelivery()));
+    return Promise.allSettled(attempts.map(async () => undefined));
   }
   async releaseDeliveryLease() {}
 }

@@ -1,119 +1,190 @@
-/** The SQS adapter's batching and visibility arithmetic, against a stand-in client (no SQS here). */
-import { describe, expect, it } from 'vitest';
+/**
+ * The SQS adapter as deployed (lib/queue/sqs-queue.ts, the AWS SDK's SQS client inside): its
+ * batching, delays and visibility against the local queue, which speaks SQS's protocol; and the
+ * faults the local queue never produces (throttling, entries SQS fails on its side) against a
+ * stand-in SQS on 127.0.0.1 that answers as SQS does.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../lib/errors';
-import type { SqsCall } from '../../lib/queue/sqs-client';
-import { SqsQueue, type SqsSend, toSeconds } from '../../lib/queue/sqs-queue';
+import { SqsQueue } from '../../lib/queue/sqs-queue';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
 
-type Batch = Extract<SqsCall, { action: 'SendMessageBatch' }>['input'];
-type Visibility = Extract<SqsCall, { action: 'ChangeMessageVisibility' }>['input'];
+describe('SqsQueue against the local queue', () => {
+  let queue: LocalQueue;
+  let adapter: SqsQueue;
+  beforeAll(async () => {
+    queue = await startLocalQueue({ log: () => undefined });
+    adapter = new SqsQueue({ delivery: queue.env.DELIVERY_QUEUE_URL, 'fan-out': queue.env.FANOUT_QUEUE_URL });
+  });
+  afterAll(() => queue.stop());
 
-const URLS = { 'fan-out': 'https://sqs/fan', delivery: 'https://sqs/del', 'dead-letter': 'https://sqs/dlq' };
-
-function fakeSqs(respond: (batch: Batch, call: number) => Awaited<ReturnType<SqsSend>> = () => ({})) {
-  const batches: Batch[] = [];
-  const visibility: Visibility[] = [];
-  let inFlight = 0;
-  let maxInFlight = 0;
-  const send: SqsSend = async (call) => {
-    if (call.action === 'ChangeMessageVisibility') {
-      visibility.push(call.input);
-      return {};
-    }
-    inFlight += 1;
-    maxInFlight = Math.max(maxInFlight, inFlight);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    inFlight -= 1;
-    batches.push(call.input);
-    return respond(call.input, batches.length);
-  };
-  return { send, batches, visibility, maxInFlight: () => maxInFlight };
-}
-
-describe('SqsQueue.send', () => {
   it('sends 10 per SendMessageBatch call, the calls in parallel', async () => {
-    const sqs = fakeSqs();
     const messages = Array.from({ length: 1005 }, (_, i) => ({ body: `m${i}` }));
-    await new SqsQueue(URLS, sqs.send).send('delivery', messages);
-    expect(sqs.batches).toHaveLength(101);
-    expect(sqs.batches.every((b) => b.QueueUrl === URLS.delivery && b.Entries.length <= 10)).toBe(true);
-    const bodies = sqs.batches.flatMap((b) => b.Entries.map((e) => e.MessageBody));
-    expect(new Set(bodies)).toEqual(new Set(messages.map((m) => m.body)));
-    expect(sqs.maxInFlight()).toBeGreaterThan(1);
-    expect(sqs.maxInFlight()).toBeLessThanOrEqual(25);
-  });
-
-  it('rounds a delay up to whole seconds, at most 15 minutes', async () => {
-    const sqs = fakeSqs();
-    await new SqsQueue(URLS, sqs.send).send('delivery', [
-      { body: 'a', delayMs: 1 },
-      { body: 'b', delayMs: 2500 },
-      { body: 'c', delayMs: 3_600_000 },
-      { body: 'd' },
-    ]);
-    expect(sqs.batches[0]?.Entries?.map((e) => e.DelaySeconds)).toEqual([1, 3, 900, undefined]);
-  });
-
-  it('re-sends only the entries SQS failed, then succeeds', async () => {
-    const sqs = fakeSqs((_batch, call) =>
-      call === 1 ? { Failed: [{ Id: '3', Code: 'InternalError', SenderFault: false }] } : {},
+    const before = queue.stats()['fan-out'];
+    await adapter.send('fan-out', messages);
+    const after = queue.stats()['fan-out'];
+    expect(after.sendRequests - before.sendRequests).toBe(101);
+    expect(after.sent - before.sent).toBe(1005);
+    expect(new Set(queue.messages('fan-out').map((m) => m.body))).toEqual(
+      new Set(messages.map((m) => m.body)),
     );
-    await new SqsQueue(URLS, sqs.send).send(
-      'delivery',
-      Array.from({ length: 5 }, (_, i) => ({ body: `m${i}` })),
-    );
-    expect(sqs.batches).toHaveLength(2);
-    expect(sqs.batches[1]?.Entries).toEqual([{ Id: '3', MessageBody: 'm3' }]);
-  });
-
-  it('gives up with a 503 on a sender fault or when retries run out', async () => {
-    const senderFault = fakeSqs(() => ({
-      Failed: [{ Id: '0', Code: 'InvalidMessageContents', SenderFault: true }],
-    }));
-    await expect(
-      new SqsQueue(URLS, senderFault.send).send('fan-out', [{ body: 'x' }]),
-    ).rejects.toBeInstanceOf(ServiceUnavailableError);
-    expect(senderFault.batches).toHaveLength(1);
-    const throttled = fakeSqs(() => ({ Failed: [{ Id: '0', Code: 'Throttled', SenderFault: false }] }));
-    await expect(new SqsQueue(URLS, throttled.send).send('fan-out', [{ body: 'x' }])).rejects.toThrow(
-      /fan-out queue is unavailable/,
-    );
-    expect(throttled.batches).toHaveLength(4);
-  });
-
-  it('turns a client error into a 503 with Retry-After', async () => {
-    const failing: SqsSend = async () => {
-      throw Object.assign(new Error('connect ECONNREFUSED'), { name: 'TimeoutError' });
-    };
-    const error = await new SqsQueue(URLS, failing).send('fan-out', [{ body: 'x' }]).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ServiceUnavailableError);
-    expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(1);
   });
 
   it('makes no call for no messages', async () => {
-    const sqs = fakeSqs();
-    await new SqsQueue(URLS, sqs.send).send('delivery', []);
-    expect(sqs.batches).toEqual([]);
+    const before = queue.stats().delivery.sendRequests;
+    await adapter.send('delivery', []);
+    expect(queue.stats().delivery.sendRequests).toBe(before);
+  });
+
+  it('rounds a delay up to whole seconds, at most 15 minutes', async () => {
+    await adapter.send('delivery', [
+      { body: 'delay 1 ms', delayMs: 1 },
+      { body: 'delay 2.5 s', delayMs: 2500 },
+      { body: 'delay 1 h', delayMs: 3_600_000 },
+      { body: 'no delay' },
+    ]);
+    const delays = Object.fromEntries(
+      queue.messages('delivery').map((m) => [m.body, Math.round((m.visibleAt - m.sentAt) / 1000)]),
+    );
+    expect(delays).toMatchObject({ 'delay 1 ms': 1, 'delay 2.5 s': 3, 'delay 1 h': 900, 'no delay': 0 });
+  });
+
+  it('sets a back-off as the visibility time-out, rounded up, within 0..12 hours', async () => {
+    const client = new SQSClient({ endpoint: queue.url });
+    try {
+      await adapter.send('delivery', [{ body: 'a' }, { body: 'b' }]);
+      const { Messages = [] } = await client.send(
+        new ReceiveMessageCommand({ QueueUrl: queue.env.DELIVERY_QUEUE_URL, MaxNumberOfMessages: 10 }),
+      );
+      const [first, second] = Messages.filter((m) => m.Body === 'a' || m.Body === 'b');
+      const hiddenFor = (id: string | undefined) => {
+        const message = queue.messages('delivery').find((m) => m.messageId === id);
+        return Math.round(((message?.visibleAt ?? 0) - Date.now()) / 1000);
+      };
+      await adapter.changeVisibility('delivery', first?.ReceiptHandle ?? '', 1500);
+      expect(hiddenFor(first?.MessageId)).toBe(2);
+      await adapter.changeVisibility('delivery', second?.ReceiptHandle ?? '', 24 * 3600 * 1000);
+      expect(hiddenFor(second?.MessageId)).toBe(43_200);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  it('answers 503 with Retry-After for a call the queue refuses', async () => {
+    const error = await adapter.changeVisibility('delivery', 'no-such-receipt', 0).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(1);
+    expect((error as Error).cause).toMatchObject({ name: 'ReceiptHandleIsInvalid' });
   });
 });
 
-describe('SqsQueue.changeVisibility', () => {
-  it('sets the back-off as the visibility time-out, rounded up, within 0..12 hours', async () => {
-    const sqs = fakeSqs();
-    const queue = new SqsQueue(URLS, sqs.send);
-    await queue.changeVisibility('delivery', 'r1', 1500);
-    await queue.changeVisibility('delivery', 'r2', 0);
-    await queue.changeVisibility('delivery', 'r3', 24 * 3600 * 1000);
-    expect(sqs.visibility).toEqual([
-      { QueueUrl: URLS.delivery, ReceiptHandle: 'r1', VisibilityTimeout: 2 },
-      { QueueUrl: URLS.delivery, ReceiptHandle: 'r2', VisibilityTimeout: 0 },
-      { QueueUrl: URLS.delivery, ReceiptHandle: 'r3', VisibilityTimeout: 43_200 },
-    ]);
+describe('SqsQueue under SQS faults', () => {
+  /** What the stand-in answers to each SendMessageBatch, in turn; then every entry is taken. */
+  type Answer = (entries: { Id: string; MessageBody: string }[]) => { status: number; body: unknown };
+  let script: Answer[] = [];
+  let batches: string[][] = [];
+  let server: Server;
+  let url: string;
+
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  const allTaken: Answer = (entries) => ({
+    status: 200,
+    body: {
+      Successful: entries.map((e) => ({
+        Id: e.Id,
+        MessageId: `id-${e.Id}`,
+        MD5OfMessageBody: md5(e.MessageBody),
+      })),
+    },
+  });
+  const throttled: Answer = () => ({
+    status: 400,
+    body: { __type: 'com.amazonaws.sqs#ThrottlingException', message: 'Rate exceeded' },
   });
 
-  it('toSeconds never shortens a wait', () => {
-    expect(toSeconds(1, 900)).toBe(1);
-    expect(toSeconds(1000, 900)).toBe(1);
-    expect(toSeconds(1001, 900)).toBe(2);
-    expect(toSeconds(-5, 900)).toBe(0);
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk) => {
+        raw += chunk;
+      });
+      req.on('end', () => {
+        const entries = (JSON.parse(raw) as { Entries: { Id: string; MessageBody: string }[] }).Entries;
+        batches.push(entries.map((e) => e.MessageBody));
+        const answer = (script.shift() ?? allTaken)(entries);
+        res
+          .writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0' })
+          .end(JSON.stringify(answer.body));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/000000000000/fan-out`;
+  });
+  afterEach(() => {
+    script = [];
+    batches = [];
+  });
+  afterAll(() => new Promise((resolve) => server.close(resolve)));
+
+  it('a throttled call is retried by the SDK, then succeeds', async () => {
+    script = [throttled];
+    await new SqsQueue({ 'fan-out': url }).send('fan-out', [{ body: 'x' }]);
+    expect(batches).toEqual([['x'], ['x']]);
+  });
+
+  it('gives up after the SDK\u2019s 3 attempts: a 503 with Retry-After, the SQS error as its cause', async () => {
+    script = [throttled, throttled, throttled, throttled];
+    const error = await new SqsQueue({ 'fan-out': url })
+      .send('fan-out', [{ body: 'x' }])
+      .catch((e: unknown) => e);
+    expect(batches).toHaveLength(3);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(1);
+    expect((error as Error).cause).toMatchObject({ name: 'ThrottlingException' });
+  });
+
+  it('re-sends only the entries SQS failed on its side, then succeeds', async () => {
+    script = [
+      (entries) => ({
+        status: 200,
+        body: {
+          Successful: entries
+            .filter((e) => e.Id !== '1')
+            .map((e) => ({ Id: e.Id, MessageId: `id-${e.Id}`, MD5OfMessageBody: md5(e.MessageBody) })),
+          Failed: [{ Id: '1', SenderFault: false, Code: 'InternalError', Message: 'try again' }],
+        },
+      }),
+    ];
+    await new SqsQueue({ 'fan-out': url }).send('fan-out', [{ body: 'a' }, { body: 'b' }, { body: 'c' }]);
+    expect(batches).toEqual([['a', 'b', 'c'], ['b']]);
+  });
+
+  it('a sender fault is not re-sent: 503', async () => {
+    script = [
+      () => ({
+        status: 200,
+        body: { Successful: [], Failed: [{ Id: '0', SenderFault: true, Code: 'InvalidParameterValue' }] },
+      }),
+    ];
+    const error = await new SqsQueue({ 'fan-out': url })
+      .send('fan-out', [{ body: 'x' }])
+      .catch((e: unknown) => e);
+    expect(batches).toHaveLength(1);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+  });
+
+  it('an unreachable queue is a 503 with Retry-After', async () => {
+    const deadUrl = `http://127.0.0.1:${await freePort()}/000000000000/fan-out`; // nothing listens there
+    const error = await new SqsQueue({ 'fan-out': deadUrl })
+      .send('fan-out', [{ body: 'x' }])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServiceUnavailableError);
+    expect((error as ServiceUnavailableError).retryAfterSeconds).toBe(1);
+    expect(String((error as Error).cause)).toMatch(/ECONNREFUSED/);
   });
 });

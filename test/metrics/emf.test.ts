@@ -1,10 +1,13 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
+import { createLocalConsole } from '../../scripts/status-line.mjs';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
-import { captureEmf, metricValues } from '../support/emf';
+import { startConsumer } from '../support/consumer';
+import { captureEmf, emfProblems, metricValues } from '../support/emf';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { lambdaContext } from '../support/http-event';
+import { waitForQueueIdle } from '../support/queue-idle';
 import { useQueuedDelivery } from '../support/queued-delivery';
 
 useQueuedDelivery();
@@ -105,5 +108,76 @@ describe('embedded metrics', () => {
     const records = await captureEmf(() => emitGauges({}, context as Context));
     expect(records).toHaveLength(1);
     expect(records[0]?.RequestId).toBe(context.awsRequestId);
+  });
+
+  it('prints valid EMF records from the deliver function: deliveries, their latency, failed attempts and dead letters', async () => {
+    const node = freshNode();
+    const accepting = await startConsumer([{ status: 204 }]);
+    const refusing = await startConsumer([{ status: 400 }]);
+    try {
+      const publisherId = await registerPublisher(`${node}${LOCK_STATE}`);
+      for (const consumer of [accepting, refusing]) {
+        const subscribed = await api.createSubscription({ ResourceAddress: node, EndpointUri: consumer.url });
+        expect(subscribed.status).toBe(201);
+      }
+      // captureEmf checks every line against the EMF specification's schema.
+      const records = await captureEmf(async () => {
+        await api.publish(publisherId, lockStateEvent({ node }));
+        await Promise.all([accepting.waitFor(1), refusing.waitFor(1)]);
+        await waitForQueueIdle();
+      });
+      const printed = (name: string) =>
+        metricValues(records, name).map(({ namespace, unit, dimensions, dimensionValues }) => ({
+          namespace,
+          unit,
+          dimensions,
+          dimensionValues,
+        }));
+      const expected = (unit: string) => [
+        { namespace: 'OCloudNotifications', unit, dimensions: DIMENSIONS, dimensionValues: DIMENSION_VALUES },
+      ];
+      expect(printed('EventsPublished')).toEqual(expected('Count'));
+      expect(printed('NotificationsDelivered')).toEqual(expected('Count'));
+      expect(printed('DeliveryLatency')).toEqual(expected('Milliseconds'));
+      expect(printed('NotificationDeliveryFailures')).toEqual(expected('Count'));
+      expect(printed('NotificationsDeadLettered')).toEqual(expected('Count'));
+      for (const record of records) expect(typeof record.RequestId).toBe('string');
+      // npm start's status line counts from these very records.
+      const local = createLocalConsole({ print: () => undefined });
+      for (const record of records) local.line(JSON.stringify(record));
+      expect(local.counts).toEqual({ published: 1, delivered: 1, failed: 1, deadLettered: 1 });
+    } finally {
+      await Promise.all([accepting.close(), refusing.close()]);
+    }
+  });
+
+  it('holds records to the EMF specification: a missing dimension member, an unknown unit or a text value is refused', () => {
+    const record = {
+      _aws: {
+        Timestamp: 1_700_000_000_000,
+        CloudWatchMetrics: [
+          {
+            Namespace: 'OCloudNotifications',
+            Dimensions: [['Service', 'Stage']],
+            Metrics: [{ Name: 'X', Unit: 'Count' }],
+          },
+        ],
+      },
+      Service: 'ocloud-notifications',
+      Stage: 'local',
+      X: 1,
+    };
+    expect(emfProblems(JSON.stringify(record))).toEqual([]);
+    expect(emfProblems(JSON.stringify({ ...record, Stage: undefined }))).not.toEqual([]);
+    expect(emfProblems(JSON.stringify({ ...record, X: '1' }))).not.toEqual([]);
+    const directive = record._aws.CloudWatchMetrics[0];
+    const badUnit = {
+      ...record,
+      _aws: {
+        ...record._aws,
+        CloudWatchMetrics: [{ ...directive, Metrics: [{ Name: 'X', Unit: 'Things' }] }],
+      },
+    };
+    expect(emfProblems(JSON.stringify(badUnit))).not.toEqual([]);
   });
 });

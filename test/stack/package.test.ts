@@ -6,10 +6,13 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
 import { ROUTES } from '../../lib/http/routes';
+import queues from '../../lib/queue/queues.json';
 import tableSchema from '../../lib/store/table-schema.json';
+import packageJson from '../../package.json';
+import { DEFAULT_CONSUMERS } from '../../scripts/local-queue.mjs';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
-import { captureEmf, type EmfRecord } from '../support/emf';
+import { captureEmf, type EmfRecord, emfProblems } from '../support/emf';
 import { lockStateEvent } from '../support/fixtures';
 import { httpApiEvent, lambdaContext } from '../support/http-event';
 import { waitForQueueIdle } from '../support/queue-idle';
@@ -159,15 +162,19 @@ describe('serverless package --stage prod', () => {
     }
   });
 
-  it('runs every function on nodejs22.x or newer, each with a role of its own', () => {
+  it('runs every function on one Node runtime, an active LTS that package.json supports (and CI tests on), each with a role of its own', () => {
     const functions = byType(iam.template, 'AWS::Lambda::Function');
     expect(functions.length).toBeGreaterThanOrEqual(15);
     const roles = new Set<string>();
-    for (const [name, fn] of functions) {
-      const runtime = String(fn.Properties.Runtime);
-      expect(Number(/^nodejs(\d+)\.x$/.exec(runtime)?.[1]), `${name} ${runtime}`).toBeGreaterThanOrEqual(22);
+    const majors = new Set<number>();
+    for (const [, fn] of functions) {
+      majors.add(Number(/^nodejs(\d+)\.x$/.exec(String(fn.Properties.Runtime))?.[1]));
       roles.add(JSON.stringify(fn.Properties.Role));
     }
+    expect([...majors]).toHaveLength(1);
+    const [major] = majors;
+    expect(major).toBeGreaterThanOrEqual(24);
+    expect(packageJson.engines.node.split('||').map((range) => range.trim())).toContain(`^${major}.0.0`);
     expect(roles.size).toBe(functions.length);
     expect(iam.template.Resources.IamRoleLambdaExecution).toBeUndefined();
   });
@@ -228,7 +235,6 @@ describe('serverless package --stage prod', () => {
         'dynamodb:BatchGetItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
-        'dynamodb:PartiQLInsert',
         'dynamodb:PartiQLUpdate',
         'dynamodb:UpdateItem',
         'kms:Decrypt',
@@ -306,6 +312,26 @@ describe('serverless package --stage prod', () => {
     expect(DeliveryQueue?.Properties.RedrivePolicy).toMatchObject({ deadLetterTargetArn: deadLetterArn });
     expect(DeliveryQueue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * 30);
     expect(DeadLetterQueue?.Properties.MessageRetentionPeriod).toBe(1_209_600);
+    // One source (lib/queue/queues.json) for SQS and for the local queue of npm start and the tests.
+    const resources = {
+      'fan-out': FanOutQueue,
+      delivery: DeliveryQueue,
+      cleanup: iam.template.Resources.CleanupQueue,
+    };
+    for (const [name, resource] of Object.entries(resources)) {
+      const declared = queues[name as keyof typeof resources];
+      const played = DEFAULT_CONSUMERS.find((consumer) => consumer.queue === name);
+      expect(resource?.Properties, name).toMatchObject({
+        VisibilityTimeout: declared.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: declared.messageRetentionSeconds,
+        RedrivePolicy: { maxReceiveCount: declared.maxReceiveCount },
+      });
+      expect(played, name).toMatchObject({
+        visibilityMs: declared.visibilityTimeoutSeconds * 1000,
+        maxReceiveCount: declared.maxReceiveCount,
+      });
+    }
+    expect(queues.delivery.maxReceiveCount).toBe(50);
     const mappings = byType(iam.template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
     // Batches of 10 with no window (latency), in provisioned mode with warm pollers (bursts).
     const burstReady = (fn: string, MinimumPollers: number, MaximumPollers: number) =>
@@ -395,6 +421,45 @@ describe('serverless package --stage prod', () => {
     }
   });
 
+  it('prints, from the packaged gauges function in the Lambda environment, valid EMF records of exactly the metrics its dashboard widgets and the alarms read', async () => {
+    for (const [name, fn] of byType(iam.template, 'AWS::Lambda::Function')) {
+      const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+      expect(variables.AWS_EMF_ENVIRONMENT, name).toBe('Lambda');
+    }
+    const lines = await runPackagedGauges(iam);
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(emfProblems(line), line).toEqual([]);
+    const records = lines.map((line) => JSON.parse(line) as EmfRecord);
+    // aws-embedded-metrics' Lambda environment adds the function's properties to each record.
+    for (const record of records) {
+      expect(record).toMatchObject({
+        executionEnvironment: 'AWS_Lambda_nodejs22.x',
+        logStreamId: '2026/11/24/[$LATEST]package-test',
+        RequestId: 'package-test',
+      });
+    }
+    const printed = records.flatMap((record) =>
+      record._aws.CloudWatchMetrics.flatMap((directive) =>
+        directive.Metrics.map((metric) => ({
+          namespace: directive.Namespace,
+          name: metric.Name,
+          unit: metric.Unit,
+          dimensions: Object.fromEntries(directive.Dimensions.flat().map((d) => [d, record[d]])),
+        })),
+      ),
+    );
+    expect(printed.sort((a, b) => a.name.localeCompare(b.name))).toEqual(
+      ['ActivePublishers', 'ActiveSubscriptions'].map((name) => ({
+        namespace: 'OCloudNotifications',
+        name,
+        unit: 'Count',
+        dimensions: { Service: 'ocloud-notifications', Stage: 'prod' },
+      })),
+    );
+    const dashboard = dashboardMetrics(iam.template);
+    for (const { name, dimensions } of printed) expect(dashboard.get(name), name).toEqual(dimensions);
+  });
+
   it("shows every alarm of the stack in its dashboard's alarm widget", () => {
     const dashboard = iam.template.Resources.Dashboard;
     if (!dashboard) throw new Error('the template has no Dashboard');
@@ -442,7 +507,7 @@ describe('serverless package --stage prod', () => {
 });
 
 /**
- * Loads every packaged handler in a fresh Node process, as the nodejs22.x runtime does (an ES
+ * Loads every packaged handler in a fresh Node process, as the nodejs24.x runtime does (an ES
  * module, by import(), from a directory with no node_modules), and invokes GET /health against
  * DynamoDB Local: each module's name, whether it exports a handler, and the health status.
  */
@@ -487,6 +552,46 @@ async function loadPackagedHandlers(packaged: { dir: string; template: Template 
       timeout: 60_000,
     });
     return { contents, ...(JSON.parse(stdout) as { loaded: Record<string, string>; health: number }) };
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs the packaged gauges function once as Lambda runs it (a fresh Node process, its environment
+ * from the template plus what Lambda sets, against DynamoDB Local) and returns the lines it printed
+ * on stdout that carry embedded metrics.
+ */
+async function runPackagedGauges(packaged: { dir: string; template: Template }): Promise<string[]> {
+  const fn = packaged.template.Resources.EmitGaugesLambdaFunction;
+  if (!fn) throw new Error('the template has no EmitGauges function');
+  const outside = await mkdtemp(join(tmpdir(), 'ocloud-gauges-'));
+  try {
+    const key = String((fn.Properties.Code as { S3Key: unknown }).S3Key);
+    await run('unzip', ['-q', join(packaged.dir, key.split('/').pop() ?? ''), '-d', outside]);
+    const handler = String(fn.Properties.Handler);
+    const file = join(outside, `${handler.slice(0, handler.lastIndexOf('.'))}.mjs`);
+    const deployed = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const script = `const { handler } = await import(${JSON.stringify(file)});
+await handler({}, { awsRequestId: 'package-test', getRemainingTimeInMillis: () => 10000 });`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: outside,
+      env: {
+        PATH: process.env.PATH,
+        // DynamoDB Local and the test's table instead of the stack's.
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(AWS_|TABLE_NAME)/.test(k))),
+        ...Object.fromEntries(Object.entries(deployed).filter(([, v]) => typeof v === 'string')),
+        TABLE_NAME: process.env.TABLE_NAME,
+        // What the Lambda runtime sets.
+        AWS_LAMBDA_FUNCTION_NAME: 'ocloud-notifications-prod-emitGauges',
+        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_LOG_STREAM_NAME: '2026/11/24/[$LATEST]package-test',
+      },
+      timeout: 60_000,
+    });
+    return stdout.split('\n').filter((line) => line.includes('"_aws"'));
   } finally {
     await rm(outside, { recursive: true, force: true });
   }

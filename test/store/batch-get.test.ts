@@ -5,7 +5,8 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../lib/errors';
-import { DynamoTable, retryPauseMs } from '../../lib/store/dynamo-table';
+import { retryPauseMs } from '../../lib/retry-pause';
+import { DynamoTable } from '../../lib/store/dynamo-table';
 import { translateStoreError } from '../../lib/store/store-errors';
 
 type Key = { pk: string; sk: string };

@@ -1,13 +1,13 @@
 /**
- * The two KMS calls as they leave the process: AWS JSON 1.1, SigV4-signed for the `kms` service,
- * sent to a stand-in KMS on 127.0.0.1 (AWS_ENDPOINT_URL_KMS), whose answers and failures map to
- * data keys and 503s.
+ * The KMS adapter (the AWS SDK's KMS client inside) against a stand-in KMS on 127.0.0.1
+ * (AWS_ENDPOINT_URL_KMS; KMS cannot run here): what it asks for, and how answers and failures map
+ * to data keys and 503s.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceUnavailableError } from '../../lib/errors';
-import { createKms } from '../../lib/secrets/kms-client';
+import { awsKms } from '../../lib/secrets/kms-data-key';
 
 interface Seen {
   headers: http.IncomingHttpHeaders;
@@ -41,7 +41,7 @@ afterAll(async () => {
 
 const KEY = 'arn:aws:kms:us-east-1:123456789012:key/abc';
 
-describe('KMS client', () => {
+describe('KMS adapter', () => {
   it('GenerateDataKey: an AES_256 key under the stack key, signed for kms, both halves decoded', async () => {
     const plaintext = Buffer.alloc(32, 1);
     const ciphertext = Buffer.from('wrapped-by-kms');
@@ -53,20 +53,16 @@ describe('KMS client', () => {
         KeyId: KEY,
       },
     };
-    const generated = await createKms().generateDataKey(KEY);
+    const generated = await awsKms().generateDataKey(KEY);
     expect(generated).toEqual({ plaintext, ciphertext });
     const request = seen.at(-1) as Seen;
     expect(request.body).toEqual({ KeyId: KEY, KeySpec: 'AES_256' });
     expect(request.headers['x-amz-target']).toBe('TrentService.GenerateDataKey');
-    expect(request.headers['content-type']).toBe('application/x-amz-json-1.1');
-    expect(request.headers.authorization).toMatch(
-      /^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/us-east-1\/kms\/aws4_request/,
-    );
   });
 
   it('Decrypt: sends the wrapped key, returns the plaintext', async () => {
     answer = { status: 200, body: { Plaintext: Buffer.alloc(32, 2).toString('base64'), KeyId: KEY } };
-    expect(await createKms().decrypt(KEY, Buffer.from('wrapped-by-kms'))).toEqual(Buffer.alloc(32, 2));
+    expect(await awsKms().decrypt(KEY, Buffer.from('wrapped-by-kms'))).toEqual(Buffer.alloc(32, 2));
     expect(seen.at(-1)?.body).toEqual({
       KeyId: KEY,
       CiphertextBlob: Buffer.from('wrapped-by-kms').toString('base64'),
@@ -74,21 +70,26 @@ describe('KMS client', () => {
     expect(seen.at(-1)?.headers['x-amz-target']).toBe('TrentService.Decrypt');
   });
 
-  it('a refusal (access denied, throttling) is a 503, its reason kept as the cause and not shown', async () => {
+  it('a refusal (access denied) is a 503 with Retry-After 5, its reason kept as the cause and not shown', async () => {
     answer = { status: 400, body: { __type: 'AccessDeniedException', message: 'not allowed' } };
-    const failure = await createKms()
+    const failure = await awsKms()
       .decrypt(KEY, Buffer.from('x'))
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ServiceUnavailableError);
+    expect((failure as ServiceUnavailableError).retryAfterSeconds).toBe(5);
     expect((failure as ServiceUnavailableError).detail).not.toContain('AccessDenied');
-    expect(String((failure as { cause?: unknown }).cause)).toContain('AccessDeniedException');
+    expect((failure as { cause?: unknown }).cause).toMatchObject({ name: 'AccessDeniedException' });
   });
 
   it('an unreachable KMS is a 503', async () => {
     const url = process.env.AWS_ENDPOINT_URL_KMS;
     process.env.AWS_ENDPOINT_URL_KMS = 'http://127.0.0.1:9';
     try {
-      await expect(createKms().generateDataKey(KEY)).rejects.toBeInstanceOf(ServiceUnavailableError);
+      const failure = await awsKms()
+        .generateDataKey(KEY)
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(ServiceUnavailableError);
+      expect((failure as ServiceUnavailableError).retryAfterSeconds).toBe(1);
     } finally {
       process.env.AWS_ENDPOINT_URL_KMS = url;
     }

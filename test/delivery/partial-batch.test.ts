@@ -1,0 +1,82 @@
+/**
+ * The queue-driven handlers report a batch's failed records alone (partial batch responses,
+ * through Powertools' batch processor): the queue retries those and deletes the rest.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { handler as fanOutHandler } from '../../functions/fan-out';
+import { handler as removeRetiredHandler } from '../../functions/remove-retired-subscriptions';
+import type { FanOutMessage } from '../../lib/delivery/messages';
+import { fanOutMessage } from '../../lib/delivery/messages';
+import { subscriptionStore } from '../../lib/services';
+import { type LocalQueue, sqsEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { lambdaContext } from '../support/http-event';
+
+let queue: LocalQueue;
+const saved = { ...process.env };
+beforeAll(async () => {
+  queue = await startLocalQueue({ log: () => undefined });
+  Object.assign(process.env, queue.env); // read once, at the first enqueue
+});
+afterAll(async () => {
+  await queue.stop();
+  process.env = saved;
+});
+
+const event = (queueName: string, bodies: string[]) =>
+  sqsEvent(
+    queueName,
+    bodies.map((body) => ({ messageId: randomUUID(), body, receiveCount: 1, sentAt: Date.now() })),
+  ) as unknown as SQSEvent;
+
+describe('fanOut', () => {
+  it('fans out the good records and reports only the failed one', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const resourceAddress = `${node}/sync/ptp-status/lock-state`;
+    const subscriptionId = randomUUID();
+    await subscriptionStore().createSubscription({
+      id: subscriptionId,
+      resourceAddress,
+      endpointUri: `http://127.0.0.1:9/${subscriptionId}`,
+      owner: 'anonymous',
+      createdAt: new Date().toISOString(),
+    });
+    const good = JSON.stringify(
+      fanOutMessage({
+        publisherId: randomUUID(),
+        resourceAddress,
+        event: lockStateEvent({ node }) as FanOutMessage['event'],
+        acceptedAt: new Date().toISOString(),
+      }),
+    );
+    const batch = event('fan-out', [good, 'not a fan-out message']);
+    const response = await fanOutHandler(batch, lambdaContext());
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[1]?.messageId }] });
+    const enqueued = queue.messages('delivery').filter((m) => m.body.includes(subscriptionId));
+    expect(enqueued).toHaveLength(1);
+  });
+
+  it('reports every record of a batch that failed whole, as an answer rather than an error', async () => {
+    const batch = event('fan-out', ['{', '[]']);
+    const response = await fanOutHandler(batch, lambdaContext());
+    expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
+      batch.Records.map((r) => r.messageId),
+    );
+  });
+});
+
+describe('removeRetiredSubscriptions', () => {
+  it('reports only the record it could not run', async () => {
+    const job = {
+      kind: 'remove-retired',
+      owner: `nobody-${randomUUID()}`,
+      fromGeneration: 0,
+      toGeneration: 1,
+    };
+    const batch = event('cleanup', ['{"kind":"something else"}', JSON.stringify(job)]);
+    const response = await removeRetiredHandler(batch, lambdaContext());
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]?.messageId }] });
+  });
+});
