@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRetryAfter, postJson } from '../../lib/delivery/http-sender';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
@@ -139,6 +140,45 @@ describe('postJson', () => {
     expect(server.received).toHaveLength(320);
     // The waits did happen: the last wave was answered after more than the time-out.
     expect(Date.now() - started).toBeGreaterThan(attemptTimeoutMs);
+  });
+
+  it('keeps an answer that arrived in time when its process was busy past the deadline', async () => {
+    // The consumer runs in a worker thread. It tells this thread when the request has arrived,
+    // waits until this thread is busy, answers 204, and tells it so; this thread stays busy until
+    // well past the time-out. When it runs again the time-out's timer is due and the answer is in
+    // its socket: timers run before sockets are read, so without the deferral this was a timeout.
+    const flags = new Int32Array(new SharedArrayBuffer(12)); // arrived, busy, answered
+    const worker = new Worker(
+      `const { workerData: flags, parentPort } = require('node:worker_threads');
+      const server = require('node:http').createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          Atomics.store(flags, 0, 1);
+          Atomics.wait(flags, 1, 0);
+          res.writeHead(204).end(() => Atomics.store(flags, 2, 1));
+        });
+      });
+      server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
+      { eval: true, workerData: flags },
+    );
+    try {
+      const port = await new Promise<number>((resolve) => worker.once('message', resolve));
+      const started = Date.now();
+      const outcome = postJson(`http://127.0.0.1:${port}/hook`, '{}', {
+        timeoutMs,
+        policy: allowPrivate,
+        userAgent,
+      });
+      while (Atomics.load(flags, 0) === 0) await new Promise((resolve) => setImmediate(resolve));
+      Atomics.store(flags, 1, 1);
+      Atomics.notify(flags, 1);
+      while (Atomics.load(flags, 2) === 0 || Date.now() - started < timeoutMs * 2) {
+        // busy: no timer, no socket is served
+      }
+      expect(await outcome).toEqual({ kind: 'response', status: 204 });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('maps a closed port to network-error', async () => {
