@@ -7,7 +7,7 @@
  * check still holds). The handlers' code is not touched.
  */
 import http from 'node:http';
-import { lambdaContext, listenLocal, loadFresh, verdict } from './common.mjs';
+import { lambdaContext, listenLocal, loadFresh, pool, verdict } from './common.mjs';
 import { runSample } from './routes.mjs';
 
 /**
@@ -34,12 +34,15 @@ const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetI
  * except where it reports less: a BatchGetItem key that finds no item (AWS bills it as a read of
  * the smallest item, as GetItem, which DynamoDB Local does bill) and PartiQL batches (it reports
  * nothing; each write statement is one write unit, its condition held or not: the delivery
- * cursors, the only items written that way, are a few hundred bytes and in no index).
+ * cursors, the only items written that way, are a few hundred bytes and in no index), and a
+ * conditional write refused (an error answer; AWS bills it a write unit, a cursor's size).
  * @param {string} op @param {any} input @param {any} output
  */
 function billedUnits(op, input, output) {
   let units = 0;
   for (const c of [output?.ConsumedCapacity].flat().filter(Boolean)) units += Number(c.CapacityUnits ?? 0);
+  // A refused condition is answered as an error, without units; AWS bills the write all the same.
+  if (/ConditionalCheckFailed/.test(output?.__type ?? '')) units += 1;
   if (op === 'BatchGetItem') {
     for (const [table, request] of Object.entries(input?.RequestItems ?? {})) {
       const answered =
@@ -55,14 +58,16 @@ function billedUnits(op, input, output) {
   return READS.has(op) ? { read: units, write: 0 } : { read: 0, write: units };
 }
 
+/** @typedef {{ op: string, read: number, write: number, headers: Record<string, string>, body: Buffer }} Counted */
+
 /**
  * @param {string} target DynamoDB Local endpoint
- * @returns {Promise<{ url: string, log: { op: string, read: number, write: number }[], close: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, log: Counted[], replay: (entries: Counted[], concurrency: number) => Promise<number>, close: () => Promise<void> }>}
  */
 export async function countingProxy(target) {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true });
-  /** @type {{ op: string, read: number, write: number }[]} */
+  /** @type {Counted[]} */
   const log = [];
   const server = http.createServer((req, res) => {
     const chunks = /** @type {Buffer[]} */ ([]);
@@ -87,13 +92,18 @@ export async function countingProxy(target) {
           answer.on('data', (chunk) => parts.push(chunk));
           answer.on('end', () => {
             const raw = Buffer.concat(parts);
-            let entry = { op, read: 0, write: 0 };
+            let units = { read: 0, write: 0 };
             try {
-              entry = { op, ...billedUnits(op, input, JSON.parse(raw.toString('utf8'))) };
+              units = billedUnits(op, input, JSON.parse(raw.toString('utf8')));
             } catch {
               // not JSON
             }
-            log.push(entry);
+            const kept = /** @type {Record<string, string>} */ ({
+              'content-type': String(req.headers['content-type']),
+              'x-amz-target': String(req.headers['x-amz-target']),
+              authorization: String(req.headers.authorization),
+            });
+            log.push({ op, ...units, headers: kept, body });
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             res.end(raw);
           });
@@ -110,6 +120,15 @@ export async function countingProxy(target) {
   return {
     url,
     log,
+    /** Sends `entries` again, as recorded, straight to DynamoDB Local; resolves to the time taken (ms). */
+    replay: async (entries, concurrency) => {
+      const started = Date.now();
+      await pool(entries.length, concurrency, async (i) => {
+        const { headers, body } = /** @type {Counted} */ (entries[i]);
+        await (await fetch(target, { method: 'POST', headers, body })).arrayBuffer();
+      });
+      return Date.now() - started;
+    },
     close: () => {
       agent.destroy();
       server.closeAllConnections();
@@ -187,76 +206,77 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
 
 /**
  * What one notification costs in AWS, from what a run counted for `notifications` of them: the
- * DynamoDB requests and the units AWS bills (countingProxy), SQS requests as billed (the local
- * queue's `billedRequests`), Lambda invocations and GB-seconds (each invocation's duration rounded
- * up to the millisecond, as Lambda bills it, at its function's memory in serverless.yml; the
- * durations are this machine's, with DynamoDB Local and a consumer that answers at once), and
- * HTTP API requests. Dollars are per million notifications.
- * @param {{ notifications: number, dynamo: { op: string, read: number, write: number }[], sqsRequests: number,
- *   invocations: { fn: string, ms: number }[], memoryMb: Record<string, number>, apiRequests: number }} run
+ * DynamoDB requests and units as billed (countingProxy), the SQS requests as billed (the local
+ * queue's `billedRequests`), the Lambda invocations and GB-seconds (each invocation's billed
+ * duration, whole milliseconds, at its function's memory in serverless.yml: durations measured
+ * here, with DynamoDB Local, an upper bound of AWS's), and the HTTP API requests; dollars per
+ * million notifications at PRICES.
+ * @param {{ notifications: number, dynamo: Counted[], sqsRequests: number, invocations: { fn: string, ms: number }[],
+ *   memoryMb: Record<string, number>, apiRequests: number }} run
  */
 export function notificationCost({ notifications, dynamo, sqsRequests, invocations, memoryMb, apiRequests }) {
   const per = (/** @type {number} */ total) => total / Math.max(1, notifications);
-  /** @param {string[]} names */
-  const tally = (names) => {
-    /** @type {Map<string, number>} */
-    const counts = new Map();
-    for (const name of names) counts.set(name, (counts.get(name) ?? 0) + 1);
-    return [...counts].map(([name, count]) => `${name} ${count}`).join(', ');
+  const tally = (/** @type {string[]} */ names) => {
+    /** @type {Record<string, number>} */
+    const counts = {};
+    for (const name of names) counts[name] = (counts[name] ?? 0) + 1;
+    return Object.entries(counts)
+      .map(([name, n]) => `${name} ${n}`)
+      .join(', ');
   };
+  const gbSeconds = invocations.reduce(
+    (n, i) => n + (Math.ceil(i.ms) / 1000) * ((memoryMb[i.fn] ?? 0) / 1024),
+    0,
+  );
   const cost = {
     dynamoRequests: per(dynamo.length),
     readUnits: per(dynamo.reduce((n, e) => n + e.read, 0)),
     writeUnits: per(dynamo.reduce((n, e) => n + e.write, 0)),
     sqsRequests: per(sqsRequests),
     invocations: per(invocations.length),
-    gbSeconds: per(
-      invocations.reduce((n, i) => n + (Math.ceil(i.ms) / 1000) * ((memoryMb[i.fn] ?? 0) / 1024), 0),
-    ),
+    gbSeconds: per(gbSeconds),
     apiRequests: per(apiRequests),
-    byOperation: tally(dynamo.map((e) => e.op)),
-    byFunction: tally(invocations.map((i) => i.fn)),
   };
   const dollars = {
-    dynamo: cost.readUnits * PRICES.readRequestUnit + cost.writeUnits * PRICES.writeRequestUnit,
-    sqs: cost.sqsRequests * PRICES.sqsRequest,
-    lambda: cost.invocations * PRICES.lambdaRequest + cost.gbSeconds * 1e6 * PRICES.lambdaGbSecond,
-    api: cost.apiRequests * PRICES.httpApiRequest,
+    DynamoDB: cost.readUnits * PRICES.readRequestUnit + cost.writeUnits * PRICES.writeRequestUnit,
+    SQS: cost.sqsRequests * PRICES.sqsRequest,
+    Lambda: cost.invocations * PRICES.lambdaRequest + cost.gbSeconds * 1e6 * PRICES.lambdaGbSecond,
+    'HTTP API': cost.apiRequests * PRICES.httpApiRequest,
   };
-  return {
-    ...cost,
-    dollars: { ...dollars, total: dollars.dynamo + dollars.sqs + dollars.lambda + dollars.api },
-  };
+  const total = Object.values(dollars).reduce((n, d) => n + d, 0);
+  const byOperation = tally(dynamo.map((e) => e.op));
+  return { ...cost, dollars, total, byOperation, byFunction: tally(invocations.map((i) => i.fn)) };
 }
 
 /**
- * Prints a notification's cost with a budget on every count (a change that adds a request, a unit
- * or an invocation per notification fails) and on the dollars.
+ * Prints a notification's cost, each count beside its budget (a change that adds a request, a
+ * unit or an invocation per notification fails), and the dollars.
  * @param {string} part @param {(line: string) => void} print @param {ReturnType<typeof notificationCost>} cost
- * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number, dollars: number }} budget
+ * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number, gbSeconds: number, total: number }} budget
  */
 export function printNotificationCost(part, print, cost, budget) {
-  const f = (/** @type {number} */ value) => value.toFixed(3);
-  const d = cost.dollars;
-  print(`  in AWS, per notification (us-east-1 list prices, docs/benchmarks.md):`);
-  print(
-    `    DynamoDB requests          ${f(cost.dynamoRequests)} (${cost.byOperation})  ${verdict(part, 'DynamoDB requests', cost.dynamoRequests, budget.dynamoRequests)}`,
-  );
-  print(
-    `    DynamoDB read units        ${f(cost.readUnits)} as billed  ${verdict(part, 'read units', cost.readUnits, budget.readUnits)}`,
-  );
-  print(
-    `    DynamoDB write units       ${f(cost.writeUnits)} as billed, index entries included  ${verdict(part, 'write units', cost.writeUnits, budget.writeUnits)}`,
-  );
-  print(
-    `    SQS requests               ${f(cost.sqsRequests)} as billed (64 KB chunks)  ${verdict(part, 'SQS requests', cost.sqsRequests, budget.sqsRequests)}`,
-  );
-  print(
-    `    Lambda invocations         ${f(cost.invocations)} (${cost.byFunction})  ${verdict(part, 'invocations', cost.invocations, budget.invocations)}`,
-  );
-  print(`    Lambda GB-seconds          ${cost.gbSeconds.toFixed(6)} (durations measured here)`);
-  print(`    HTTP API requests          ${f(cost.apiRequests)}`);
-  print(
-    `    $ per million notifications  ${d.total.toFixed(2)} = DynamoDB ${d.dynamo.toFixed(2)} + SQS ${d.sqs.toFixed(2)} + Lambda ${d.lambda.toFixed(2)} + HTTP API ${d.api.toFixed(2)}  ${verdict(part, '$ per million', d.total, budget.dollars)}`,
-  );
+  print('  in AWS, per notification (us-east-1 list prices: docs/benchmarks.md)');
+  /** @type {[string, keyof typeof budget, string][]} */
+  const rows = [
+    ['DynamoDB requests', 'dynamoRequests', cost.byOperation],
+    ['DynamoDB read units', 'readUnits', 'as billed'],
+    ['DynamoDB write units', 'writeUnits', 'as billed, index entries included'],
+    ['SQS requests', 'sqsRequests', 'as billed, 64 KB chunks'],
+    ['Lambda invocations', 'invocations', cost.byFunction],
+    ['Lambda GB-seconds', 'gbSeconds', 'billed durations measured here'],
+    [
+      '$ per million notifications',
+      'total',
+      Object.entries(cost.dollars)
+        .map(([k, d]) => `${k} ${d.toFixed(2)}`)
+        .join(' + '),
+    ],
+  ];
+  for (const [label, key, note] of rows) {
+    const value = cost[key];
+    print(
+      `    ${label.padEnd(28)} ${value.toPrecision(3).padStart(8)}  ${verdict(part, label, value, budget[key])}  (${note})`,
+    );
+  }
+  print(`    HTTP API requests            ${cost.apiRequests.toPrecision(3).padStart(8)}`);
 }

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
 import { queueEnv } from '../scripts/local-queue.mjs';
 
@@ -144,6 +145,60 @@ export function listenLocal(server) {
       resolve({ port, url: `http://127.0.0.1:${port}` });
     });
   });
+}
+
+/** The consumers' server (a CommonJS script for a worker thread): 204 at once, never on /hang/. */
+const SINK_SOURCE = `const { parentPort } = require('node:worker_threads');
+const server = require('node:http').createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    if (req.url.startsWith('/hang/')) return;
+    res.writeHead(204).end();
+    let id = '';
+    try { id = JSON.parse(Buffer.concat(chunks).toString()).id ?? ''; } catch {}
+    parentPort.postMessage([req.url, id, Date.now()]);
+  });
+});
+server.keepAliveTimeout = 10000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`;
+
+/**
+ * Consumers on 127.0.0.1 that answer 204 at once (or never, under /hang/), in a worker thread of
+ * their own, as a consumer runs apart from the service: beside the handlers on one event loop they
+ * answered late whenever the loop was busy, and the sender's 2 s time-out fired
+ * (docs/delivery.md, "Repeats"). Keeps each (path, event id)'s first arrival, the distinct
+ * arrivals per first path segment, and the repeats.
+ */
+export async function startSink() {
+  const worker = new Worker(SINK_SOURCE, { eval: true });
+  /** @type {Map<string, number>} `${path}|${event id}` → first arrival (ms) */
+  const first = new Map();
+  /** @type {Map<string, number>} first path segment → distinct arrivals */
+  const distinct = new Map();
+  let repeats = 0;
+  const port = await new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.on('message', (message) => {
+      if (typeof message === 'number') return resolve(message);
+      const [path, id, at] = message;
+      const key = `${path}|${id}`;
+      if (first.has(key)) {
+        repeats += 1;
+        return;
+      }
+      first.set(key, at);
+      const kind = path.split('/')[1];
+      distinct.set(kind, (distinct.get(kind) ?? 0) + 1);
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    first,
+    distinct: (/** @type {string} */ kind) => distinct.get(kind) ?? 0,
+    repeats: () => repeats,
+    close: () => worker.terminate(),
+  };
 }
 
 /** A temp dir inside the project (so bare sources resolve node_modules), removed on exit. */
