@@ -7,7 +7,7 @@
  * check still holds). The handlers' code is not touched.
  */
 import http from 'node:http';
-import { lambdaContext, listenLocal, loadFresh, pool, verdict } from './common.mjs';
+import { informational, lambdaContext, listenLocal, loadFresh, pool, verdict } from './common.mjs';
 import { runSample } from './routes.mjs';
 
 /**
@@ -205,9 +205,20 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
 }
 
 /**
+ * The SQS requests the local queue served or played (sends, the event sources' receives and
+ * deletes, visibility changes), as SQS bills them: each carries well under 64 KB (at most ten
+ * messages of about 1 KB), so each is one billed request.
+ * @param {ReturnType<import('../scripts/local-queue.mjs').LocalQueue['stats']>} stats
+ */
+export const sqsRequests = (stats) =>
+  Object.values(stats).reduce(
+    (n, q) => n + q.sendRequests + q.receiveRequests + q.deleteRequests + q.visibilityChanges,
+    0,
+  );
+
+/**
  * What one notification costs in AWS, from what a run counted for `notifications` of them: the
- * DynamoDB requests and units as billed (countingProxy), the SQS requests as billed (the local
- * queue's `billedRequests`), the Lambda invocations and GB-seconds (each invocation's billed
+ * DynamoDB requests and units as billed (countingProxy), the SQS requests as billed (sqsRequests), the Lambda invocations and GB-seconds (each invocation's billed
  * duration, whole milliseconds, at its function's memory in serverless.yml: durations measured
  * here, with DynamoDB Local, an upper bound of AWS's), and the HTTP API requests; dollars per
  * million notifications at PRICES.
@@ -250,20 +261,21 @@ export function notificationCost({ notifications, dynamo, sqsRequests, invocatio
 
 /**
  * Prints a notification's cost, each count beside its budget (a change that adds a request, a
- * unit or an invocation per notification fails), and the dollars.
+ * unit or an invocation per notification fails). The GB-seconds and dollars follow this machine's
+ * durations (DynamoDB Local, a shared CPU: an upper bound of AWS's), so they are printed without one.
  * @param {string} part @param {(line: string) => void} print @param {ReturnType<typeof notificationCost>} cost
- * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number, gbSeconds: number, total: number }} budget
+ * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number }} budget
  */
 export function printNotificationCost(part, print, cost, budget) {
   print('  in AWS, per notification (us-east-1 list prices: docs/benchmarks.md)');
-  /** @type {[string, keyof typeof budget, string][]} */
+  /** @type {[string, keyof typeof budget | 'gbSeconds' | 'total', string][]} */
   const rows = [
     ['DynamoDB requests', 'dynamoRequests', cost.byOperation],
     ['DynamoDB read units', 'readUnits', 'as billed'],
     ['DynamoDB write units', 'writeUnits', 'as billed, index entries included'],
     ['SQS requests', 'sqsRequests', 'as billed, 64 KB chunks'],
     ['Lambda invocations', 'invocations', cost.byFunction],
-    ['Lambda GB-seconds', 'gbSeconds', 'billed durations measured here'],
+    ['Lambda GB-seconds', 'gbSeconds', "billed durations measured here: this machine's"],
     [
       '$ per million notifications',
       'total',
@@ -274,9 +286,11 @@ export function printNotificationCost(part, print, cost, budget) {
   ];
   for (const [label, key, note] of rows) {
     const value = cost[key];
-    print(
-      `    ${label.padEnd(28)} ${value.toPrecision(3).padStart(8)}  ${verdict(part, label, value, budget[key])}  (${note})`,
-    );
+    const judged =
+      key === 'gbSeconds' || key === 'total'
+        ? informational(part, label)
+        : verdict(part, label, value, budget[key]);
+    print(`    ${label.padEnd(28)} ${value.toPrecision(3).padStart(8)}  ${judged}  (${note})`);
   }
   print(`    HTTP API requests            ${cost.apiRequests.toPrecision(3).padStart(8)}`);
 }

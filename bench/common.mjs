@@ -322,21 +322,6 @@ export function informational(part, figure) {
   return 'budget: none set (informational)';
 }
 
-/**
- * CPU time (user + system, ms) a process has used so far, from Linux's /proc; undefined elsewhere
- * or once it has exited. Where the seconds go: DynamoDB Local's Java and the handlers' Node.
- * @param {number | undefined} pid
- */
-export function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on every Linux build).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
-
 export const ms = (/** @type {number} */ value) => `${value.toFixed(2)} ms`;
 export const ratio = (/** @type {number} */ value) => value.toFixed(3);
 

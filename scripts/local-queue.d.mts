@@ -79,7 +79,7 @@ export interface LocalQueue {
   /** The bodies on the dead-letter queue, parsed when they are JSON. */
   deadLetters(): unknown[];
   counts(): Record<QueueName, { total: number; visible: number; hidden: number }>;
-  /** Per queue, the messages and the SQS-equivalent requests so far (batch calls of 10), and as SQS bills them (64 KB chunks). */
+  /** Per queue, the messages and the SQS-equivalent requests so far (batch calls of 10). */
   stats(): Record<
     QueueName,
     {
@@ -90,7 +90,6 @@ export interface LocalQueue {
       deleted: number;
       deleteRequests: number;
       visibilityChanges: number;
-      billedRequests: number;
     }
   >;
   /** True when the polled queues (fan-out, delivery, cleanup) are empty and no invocation is running; GET /idle answers the same. */

@@ -43,10 +43,6 @@ const POLLED = ['fan-out', 'delivery', 'cleanup'];
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 /** SQS's batch calls (SendMessageBatch, DeleteMessageBatch) take at most 10 messages. */
 const SQS_BATCH = 10;
-/** SQS bills each 64 KB chunk of a request's payload as one request. */
-const BILLED_CHUNK_BYTES = 64 * 1024;
-const billedRequests = (/** @type {{ body: string }[]} */ messages) =>
-  Math.max(1, Math.ceil(messages.reduce((n, m) => n + Buffer.byteLength(m.body), 0) / BILLED_CHUNK_BYTES));
 /** SQS's default visibility time-out, for a queue no event source reads. */
 const DEFAULT_VISIBILITY_MS = 30_000;
 /** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
@@ -191,11 +187,9 @@ export async function startLocalQueue({
   log = (text) => console.error(text),
 } = {}) {
   const file = path ?? join(tmpdir(), `ocloud-queue-${process.pid}-${randomUUID()}.db`);
-  const store = openQueueStore(file);
-  /**
-   * What SQS would have been asked for, per queue: messages, requests (its batch calls take 10),
-   * and requests as SQS bills them (each 64 KB of a request's payload counts as one).
-   */
+  // A temporary queue dies with its process: its sends need no fsync (local-queue/store.mjs).
+  const store = openQueueStore(file, { durable: path !== undefined });
+  /** What SQS would have been asked for, per queue: messages, and requests (its batch calls take 10). */
   const stats = Object.fromEntries(
     QUEUE_NAMES.map((name) => [
       name,
@@ -207,7 +201,6 @@ export async function startLocalQueue({
         deleted: 0,
         deleteRequests: 0,
         visibilityChanges: 0,
-        billedRequests: 0,
       },
     ]),
   );
@@ -230,20 +223,16 @@ export async function startLocalQueue({
   /**
    * @param {string} name
    * @param {{ body: string, delayMs?: number }[]} messages
-   * @param {boolean} [oneCall] one SQS call carried them all (else calls of 10)
+   * @param {number} [requests] how many SQS calls carried them
    */
-  const send = (name, messages, oneCall = false) => {
+  const send = (name, messages, requests = Math.ceil(messages.length / SQS_BATCH)) => {
     if (!QUEUE_NAMES.includes(/** @type {never} */ (name))) throw new Error(`no queue ${name}`);
     const ids = store.send(
       name,
       messages.map((message) => ({ body: message.body, delayMs: message.delayMs ?? 0 })),
     );
-    const calls = oneCall ? [messages] : [];
-    for (let i = 0; !oneCall && i < messages.length; i += SQS_BATCH)
-      calls.push(messages.slice(i, i + SQS_BATCH));
     statsOf(name).sent += messages.length;
-    statsOf(name).sendRequests += calls.length;
-    for (const call of calls) statsOf(name).billedRequests += billedRequests(call);
+    statsOf(name).sendRequests += requests;
     if (name === 'dead-letter')
       for (const message of messages)
         onDeadLetter?.({ body: message.body, deadLetterSourceQueue: undefined });
@@ -257,7 +246,6 @@ export async function startLocalQueue({
     for (const message of moved) onDeadLetter?.({ body: message.body, deadLetterSourceQueue: name });
     if (received.length > 0) {
       statsOf(name).receiveRequests += 1;
-      statsOf(name).billedRequests += billedRequests(received);
       statsOf(name).received += received.length;
     }
     return received;
@@ -270,10 +258,9 @@ export async function startLocalQueue({
     visibilityMs: (name) => consumerOf(name)?.visibilityMs ?? DEFAULT_VISIBILITY_MS,
     redrive,
     receive,
-    send: (name, entries) => send(name, entries, true),
+    send: (name, entries) => send(name, entries, 1),
     changed: (name) => {
       statsOf(name).visibilityChanges += 1;
-      statsOf(name).billedRequests += 1;
       wake();
     },
     waitForMessages: (ms) =>
@@ -399,7 +386,6 @@ export async function startLocalQueue({
         const handles = done.map((message) => message.receiptHandle ?? '');
         statsOf(name).deleted += store.deleteAll(name, handles);
         statsOf(name).deleteRequests += 1;
-        statsOf(name).billedRequests += 1;
       };
       const pump = () => {
         clearTimeout(timer);
