@@ -566,6 +566,20 @@ export async function until(done, what, timeoutMs = 5 * 60_000) {
   }
 }
 
+export const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
+export const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a benchmark; exits 1 when it failed or one of its budgets did. @param {() => Promise<void>} main */
+export function runMain(main) {
+  main().then(
+    () => process.exit(verdicts.some((v) => v.pass === false) ? 1 : 0),
+    (error) => {
+      print(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
+      process.exit(1);
+    },
+  );
+}
+
 /** Ends the process with status 1 if the benchmark runs past `limitMs`, so it can never hang. */
 export function exitAfter(/** @type {number} */ limitMs) {
   setTimeout(() => {

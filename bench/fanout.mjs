@@ -25,12 +25,14 @@ import {
   lockStateEvent,
   median,
   pool,
+  print,
   quantile,
+  runMain,
+  sleep,
   startSink,
   TABLE_NAME,
   until,
   verdict,
-  verdicts,
 } from './common.mjs';
 
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
@@ -51,9 +53,6 @@ const COST_BUDGET = {
   sqsRequests: 0.33,
   invocations: 0.11,
 };
-
-const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The store's floor: the DynamoDB calls the delivery path makes for one event to every
@@ -261,10 +260,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(verdicts.some((v) => v.pass === false) ? 1 : 0),
-  (error) => {
-    print(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -22,11 +22,13 @@ import {
   functionMemoryMb,
   informational,
   pool,
+  print,
   quantile,
+  runMain,
+  sleep,
   startSink,
   until,
   verdict,
-  verdicts,
 } from './common.mjs';
 
 const NODES = Number(process.env.NODES || 200);
@@ -45,8 +47,6 @@ const COST_BUDGET = {
   sqsRequests: 2.0,
   invocations: 0.9,
 };
-const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The four publishers of a node and the event each sends when GNSS is lost. */
 const KINDS = [
@@ -303,10 +303,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(verdicts.some((v) => v.pass === false) ? 1 : 0),
-  (error) => {
-    print(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
-    process.exit(1);
-  },
-);
+runMain(main);
