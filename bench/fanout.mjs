@@ -38,7 +38,7 @@ import {
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
 const EVENTS = Number(process.env.EVENTS || 40);
 const SINK_CONCURRENCY = 64; // the sender's agent keeps at most 64 sockets per host
-const DEADLINE_MS = 10 * 60_000;
+const DEADLINE_MS = 20 * 60_000;
 const LOCK_STATES = /** @type {const} */ (['HOLDOVER', 'FREERUN', 'LOCKED']);
 /**
  * A notification's AWS work in the runs of docs/benchmarks.md with a margin of 10 %, so that one
