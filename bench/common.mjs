@@ -444,7 +444,7 @@ export function acceptEventTransaction(publisherId, body, acceptedAt) {
     timeKey,
     acceptedAt: acceptedAt.toISOString(),
     dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + config.dedupTtlSeconds,
-    publisherAddresses: support.possiblePublisherAddresses(event.data.values),
+    publisherAddresses: support.possiblePublisherAddresses(event.data.values, event.source),
   };
   return { TransactItems: support.acceptEventWrites(TABLE_NAME, accepted) };
 }

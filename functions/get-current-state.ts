@@ -9,8 +9,11 @@ import { publishers } from '../lib/services';
  * that lands here for a path whose routes lack GET (`/publishers/{id}/events`) is a 405, as the
  * `$default` route answers for the other methods.
  */
-export const handler = httpRoute(async (event) => {
-  assertMethodAllowed(event.requestContext.http.method, event.rawPath);
-  const current = await publishers().currentState(addressFromCurrentStatePath(event.rawPath));
-  return json(200, current);
-});
+export const handler = httpRoute(
+  async (event) => {
+    assertMethodAllowed(event.requestContext.http.method, event.rawPath);
+    const current = await publishers().currentState(addressFromCurrentStatePath(event.rawPath));
+    return json(200, current);
+  },
+  { addressInPath: true },
+);

@@ -10,6 +10,20 @@
 //   over 16 KiB with a bare status line. Here: the same status, as a problem document saying what
 //   to fix.
 const http = require('node:http');
+const { join } = require('node:path');
+
+// hapi strips a trailing slash before routing and from rawPath (`router.stripTrailingSlash`), so
+// `DELETE …/subscriptions/` reached delete-all; API Gateway keeps it, and the handlers refuse it.
+const hapi = require(
+  require.resolve('@hapi/hapi', { paths: [join(__dirname, '../node_modules/serverless-offline')] }),
+);
+const HapiServer = hapi.Server;
+hapi.Server = hapi.server = class ServerKeepingTrailingSlash extends HapiServer {
+  /** @param {any} options */
+  constructor(options = {}) {
+    super({ ...options, router: { ...options.router, stripTrailingSlash: false } });
+  }
+};
 
 // API Gateway's HTTP APIs do not compress responses; serverless offline (hapi) gzips them when the
 // client asks, which would also hide the body checked below. Served as the deployed API is.
@@ -72,7 +86,7 @@ function settle(chunk) {
 function functionFailure(response, chunk) {
   const error = lambdaError(chunk);
   if (!error) return undefined;
-  const health = /\/health\/?(\?|$)/.test(response.req?.url ?? '');
+  const health = /\/health(\?|$)/.test(response.req?.url ?? '');
   const detail = `The function failed outside the service's error handling (${error.errorType}); the npm start console shows why. A function that cannot be loaded needs npm start to be restarted.`;
   return health
     ? { document: problemDocument(503, detail), headers: { 'retry-after': '5' } }

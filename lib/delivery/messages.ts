@@ -1,4 +1,4 @@
-import type { NotificationEvent } from '../domain/event';
+import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { PageKey, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
 
@@ -143,10 +143,15 @@ function parseAccepted(input: Record<string, unknown>): AcceptedEvent {
   if (typeof event !== 'object' || event === null) throw new MalformedMessageError('event is missing');
   const e = event as Record<string, unknown>;
   for (const member of ['id', 'source', 'time']) text(e, member);
+  const data = e.data as { values?: unknown } | null | undefined;
+  if (typeof data !== 'object' || data === null || !Array.isArray(data.values)) {
+    throw new MalformedMessageError('event.data.values is not an array');
+  }
   return {
     publisherId: text(input, 'publisherId'),
     resourceAddress: text(input, 'resourceAddress'),
-    event: event as NotificationEvent,
+    // Messages queued before the wire form was the rule are delivered in it.
+    event: wireEvent(event as NotificationEvent),
     acceptedAt: text(input, 'acceptedAt'),
   };
 }

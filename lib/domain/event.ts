@@ -43,12 +43,14 @@ const EVENT_MEMBERS = ['specversion', 'id', 'source', 'type', 'time', 'data'] as
 const DATA_MEMBERS = ['version', 'values'] as const;
 const VALUE_MEMBERS = ['ResourceAddress', 'data_type', 'value_type', 'value'] as const;
 const DECIMAL_3 = /^-?\d+(\.\d{1,3})?$/;
+/** The value types sdk-go's reader knows besides `redfish-event` (its `pkg/event/event_data.go`). */
+const SDK_GO_VALUE_TYPES: readonly string[] = ['enumeration', 'decimal64.3'];
 const UNSIGNED_INTEGER = /^\d+$/;
 
 /**
- * Checks an event a publisher sends and builds the stored form: known members only, addresses
- * normalised, values as the producer wrote them. `publisherAddress` must end with `source`; when
- * it is not known yet, the store checks that as it accepts the event.
+ * Checks an event a publisher sends and builds the stored form, which is the wire form (see
+ * `wireEvent`): known members only, addresses normalised. `publisherAddress` must end with `source`;
+ * when it is not known yet, the store checks that as it accepts the event.
  */
 export function validateEvent(body: unknown, publisherAddress?: string): ValidatedEvent {
   const input = object(body, 'the request body');
@@ -74,14 +76,15 @@ export function validateEvent(body: unknown, publisherAddress?: string): Validat
   if (known) {
     if (source !== known.source) throw bad(`source must be ${known.source} for type ${type}`);
     values.forEach((value, i) => {
-      if (
-        value.value_type === 'enumeration' &&
-        known.states &&
-        !known.states.includes(value.value as string)
-      ) {
+      if (!SDK_GO_VALUE_TYPES.includes(value.value_type)) {
+        throw bad(
+          `data.values[${i}].value_type "${value.value_type}" is not one consumers of type ${type} can read: write enumeration (a state, as a string) or decimal64.3 (a number; metric is taken as decimal64.3)`,
+        );
+      }
+      if (value.value_type === 'enumeration' && known.states && !known.states.includes(String(value.value))) {
         throw bad(`data.values[${i}].value must be one of ${known.states.join(', ')} for type ${type}`);
       }
-      if (value.value_type === 'metric' && known.metricRange) {
+      if (value.value_type === 'decimal64.3' && known.metricRange) {
         const [min, max] = known.metricRange;
         const n = Number(value.value);
         if (n < min || n > max)
@@ -94,12 +97,41 @@ export function validateEvent(body: unknown, publisherAddress?: string): Validat
   // address beforehand or the store checked the source.
   if (publisherAddress !== undefined) {
     checkSource(source, publisherAddress);
-    checkValuesUnder(values, publisherAddress);
+    checkValuesOnNode(values, publisherAddress, source);
   }
   return {
-    event: { id, specversion: '1.0', source, type, time, data: { version, values } },
+    event: { id, specversion: '1.0', source, type, time: wireTime(time), data: { version, values } },
     timeKey,
   };
+}
+
+/**
+ * The form in which events are delivered and served, which Red Hat's consumer library (sdk-go,
+ * `pkg/event/event_unmarshal.go` `readDataValue`, and Go's `time.Parse` for `time`) reads: every
+ * `enumeration` and `decimal64.3` value a JSON string, no value type it does not know (`metric` goes
+ * out as `decimal64.3`), `time` with an upper-case `T` and `Z` and no second 60. Accepted events are
+ * stored in this form; events stored or queued before it was the rule are put in it as they are read.
+ */
+export function wireEvent(event: NotificationEvent): NotificationEvent {
+  return {
+    ...event,
+    time: wireTime(event.time),
+    data: { ...event.data, values: event.data.values.map(wireValue) },
+  };
+}
+
+/** O-RAN's `value` is the string representation of the value in its `value_type`. */
+function wireValue(value: EventValue): EventValue {
+  if (value.value_type === 'metric')
+    return { ...value, value_type: 'decimal64.3', value: String(value.value) };
+  if (value.value_type === 'decimal64.3' && typeof value.value !== 'string')
+    return { ...value, value: String(value.value) };
+  return value;
+}
+
+/** Go has no leap second: 23:59:60 becomes the last instant before it, which keeps the order of events. */
+function wireTime(time: string): string {
+  return time.toUpperCase().replace(/^(.{17})60(\.\d*)?/, '$159.999999999');
 }
 
 /** Contract 5: the publisher's address must end with `source`, in whole segments. */
@@ -107,35 +139,71 @@ function checkSource(source: string, publisherAddress: string): void {
   if (!resourceSuffixes(publisherAddress).includes(source)) throw wrongSource(source, publisherAddress);
 }
 
-/** Every value describes the publisher's own resource or one under it, never another node's. */
-export function checkValuesUnder(values: readonly EventValue[], publisherAddress: string): void {
+/**
+ * The part of a publisher's address that names its node: the address less the event's `source`
+ * (`/c/s/n` for `/c/s/n/sync/ptp-status/lock-state` and `/sync/ptp-status/lock-state`), or the
+ * whole address when it is nothing but the source. `source` is one of the address's suffixes.
+ */
+function nodeOf(publisherAddress: string, source: string): string {
+  return publisherAddress.length > source.length
+    ? publisherAddress.slice(0, -source.length)
+    : publisherAddress;
+}
+
+/**
+ * A publisher speaks for its own node only: every value's address is at or under the node part of
+ * the publisher's address. Interface-level addresses are allowed (Red Hat's agents publish
+ * `/c/n/ens5fx/master` under `/c/n/sync/ptp-status/lock-state`); another node's are not.
+ */
+function checkValuesOnNode(values: readonly EventValue[], publisherAddress: string, source: string): void {
+  const node = nodeOf(publisherAddress, source);
   values.forEach((value, i) => {
-    if (!isAtOrUnder(value.ResourceAddress, publisherAddress)) throw valueOutside(i, value, publisherAddress);
+    if (!isAtOrUnder(value.ResourceAddress, node)) throw valueOutside(i, value, publisherAddress, source);
   });
 }
 
 /**
- * The addresses a publisher of these values may have: those at or above every value's address
- * (the store checks the publisher's address is one of them when it does not know it beforehand).
+ * The addresses a publisher of these values may have: a node at or above every value's address
+ * followed by `source`, or `source` alone when every value lies under it (the store checks the
+ * publisher's address is one of them when it does not know it beforehand).
  */
-export function possiblePublisherAddresses(values: readonly EventValue[]): string[] {
+export function possiblePublisherAddresses(values: readonly EventValue[], source: string): string[] {
   const [first, ...rest] = values;
   if (!first) return [];
-  return selfAndAncestors(first.ResourceAddress).filter((candidate) =>
+  const nodes = selfAndAncestors(first.ResourceAddress).filter((candidate) =>
     rest.every((value) => isAtOrUnder(value.ResourceAddress, candidate)),
   );
+  const addresses = nodes.map((node) => `${node}${source}`);
+  if (values.every((value) => isAtOrUnder(value.ResourceAddress, source))) addresses.push(source);
+  return addresses;
 }
 
-/** The first value outside the publisher's address, as the 400 to answer. */
-export function firstValueOutside(values: readonly EventValue[], publisherAddress: string): BadRequestError {
-  const i = values.findIndex((value) => !isAtOrUnder(value.ResourceAddress, publisherAddress));
-  return valueOutside(Math.max(0, i), values[Math.max(0, i)], publisherAddress);
-}
-
-function valueOutside(i: number, value: EventValue | undefined, publisherAddress: string): BadRequestError {
-  return bad(
-    `data.values[${i}].ResourceAddress "${value?.ResourceAddress ?? ''}" must be the publisher's address ${publisherAddress} or lie under it`,
+/** The first value outside the publisher's node, as the 400 to answer. */
+export function firstValueOutside(
+  values: readonly EventValue[],
+  publisherAddress: string,
+  source: string,
+): BadRequestError {
+  const node = nodeOf(publisherAddress, source);
+  const i = Math.max(
+    0,
+    values.findIndex((value) => !isAtOrUnder(value.ResourceAddress, node)),
   );
+  return valueOutside(i, values[i], publisherAddress, source);
+}
+
+function valueOutside(
+  i: number,
+  value: EventValue | undefined,
+  publisherAddress: string,
+  source: string,
+): BadRequestError {
+  const node = nodeOf(publisherAddress, source);
+  const where =
+    node === publisherAddress
+      ? `the publisher's address ${publisherAddress} or lie under it`
+      : `on the publisher's node: at or under ${node} (its address ${publisherAddress} less the source ${source})`;
+  return bad(`data.values[${i}].ResourceAddress "${value?.ResourceAddress ?? ''}" must be ${where}`);
 }
 
 export function wrongSource(source: string, publisherAddress: string): BadRequestError {
@@ -154,15 +222,17 @@ function validateValue(raw: unknown, member: string): EventValue {
   const value = input.value;
   if (value === undefined || value === null) throw bad(`${member}.value is required`);
   if (valueType === 'enumeration' && typeof value !== 'string') {
-    throw bad(`${member}.value must be a string for value_type enumeration`);
+    throw bad(`${member}.value must be a string for value_type enumeration, e.g. "LOCKED"`);
   }
   if (valueType === 'decimal64.3' && !matchesNumber(value, DECIMAL_3)) {
-    throw bad(`${member}.value must be a decimal number with at most three fraction digits`);
+    throw bad(
+      `${member}.value must be a decimal number with at most three fraction digits, e.g. "-12.345" or -12.345`,
+    );
   }
   if (valueType === 'metric' && !matchesNumber(value, UNSIGNED_INTEGER)) {
-    throw bad(`${member}.value must be an unsigned integer for value_type metric`);
+    throw bad(`${member}.value must be an unsigned integer for value_type metric, e.g. "248" or 248`);
   }
-  return { ResourceAddress, data_type: dataType, value_type: valueType, value };
+  return wireValue({ ResourceAddress, data_type: dataType, value_type: valueType, value });
 }
 
 function matchesNumber(value: unknown, form: RegExp): boolean {

@@ -53,11 +53,11 @@ export class Publish {
     let validated: ValidatedEvent;
     try {
       validated = this.checkTime(validateEvent(body));
-      // Values under no common address fit no publisher: say which one is outside this one's.
-      if (possiblePublisherAddresses(validated.event.data.values).length === 0) {
+      // Values on no common node fit no publisher: say which one is off this one's node.
+      const { source, data } = validated.event;
+      if (possiblePublisherAddresses(data.values, source).length === 0) {
         const publisherAddress = await address;
-        if (publisherAddress !== undefined)
-          throw firstValueOutside(validated.event.data.values, publisherAddress);
+        if (publisherAddress !== undefined) throw firstValueOutside(data.values, publisherAddress, source);
       }
     } catch (error) {
       if ((await address) === undefined) throw notFound(publisherId);
@@ -91,7 +91,7 @@ export class Publish {
         timeKey,
         acceptedAt: acceptedAt.toISOString(),
         dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.settings.dedupTtlSeconds,
-        publisherAddresses: possiblePublisherAddresses(event.data.values),
+        publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
       }),
       address,
     ]);
@@ -104,7 +104,7 @@ export class Publish {
       case 'wrong-source':
         throw wrongSource(event.source, outcome.publisherAddress);
       case 'value-outside':
-        throw firstValueOutside(event.data.values, outcome.publisherAddress);
+        throw firstValueOutside(event.data.values, outcome.publisherAddress, event.source);
       case 'duplicate':
       case 'stale':
         return { kind: 'ignored', reason: outcome.kind, event };

@@ -5,6 +5,7 @@ import { logger } from '../logger';
 import { problemResponse } from './problem';
 import type { HttpEvent } from './request';
 import type { HttpResponse } from './responses';
+import { assertNoEmptySegment } from './routes';
 
 type Middleware = middy.MiddlewareObj<HttpEvent, HttpResponse, Error, Context>;
 
@@ -69,5 +70,12 @@ export function emptyBodyAsObject(): Middleware {
         event.isBase64Encoded = false;
       }
     },
+  };
+}
+
+/** No route answers for a path with an empty segment (`lib/http/routes.ts`, `assertNoEmptySegment`). */
+export function noEmptyPathSegment(): Middleware {
+  return {
+    before: async ({ event }) => assertNoEmptySegment(event.requestContext.http.method, event.rawPath),
   };
 }

@@ -2,7 +2,13 @@ import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
 import { emitMetrics } from '../metrics';
-import { bodySizeLimit, emptyBodyAsObject, problemDocuments, requestLogging } from './middleware';
+import {
+  bodySizeLimit,
+  emptyBodyAsObject,
+  noEmptyPathSegment,
+  problemDocuments,
+  requestLogging,
+} from './middleware';
 import type { HttpEvent } from './request';
 import type { HttpResponse } from './responses';
 
@@ -10,14 +16,20 @@ export type RouteHandler = (event: HttpEvent, context: Context) => Promise<HttpR
 
 /**
  * Wraps one route's handler in the middlewares every route shares: problem documents, structured
- * logs, embedded metrics, and for JSON routes the size limit and the body parser. The order
- * matters: errors are mapped last (outermost), and a body is size-checked before it is parsed.
+ * logs, embedded metrics, the refusal of paths with an empty segment (unless the route reads an
+ * address from its path, which has its own rules), and for JSON routes the size limit and the body
+ * parser. The order matters: errors are mapped last (outermost), and a body is size-checked before
+ * it is parsed.
  */
-export function httpRoute(route: RouteHandler, options: { jsonBody?: boolean | 'optional' } = {}) {
+export function httpRoute(
+  route: RouteHandler,
+  options: { jsonBody?: boolean | 'optional'; addressInPath?: boolean } = {},
+) {
   const handler = middy<HttpEvent, HttpResponse, Error, Context>()
     .use(problemDocuments())
     .use(requestLogging())
     .use(emitMetrics<HttpEvent, HttpResponse>());
+  if (!options.addressInPath) handler.use(noEmptyPathSegment());
   if (options.jsonBody) {
     // Content-Type is not enforced: `curl -d` sends form encoding, and the body is JSON regardless.
     // (The option exists in the middleware but is missing from its type declarations.)

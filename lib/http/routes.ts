@@ -1,4 +1,4 @@
-import { MethodNotAllowedError } from '../errors';
+import { MethodNotAllowedError, NotFoundError } from '../errors';
 import { BASE_PATH } from './request';
 
 /**
@@ -29,7 +29,7 @@ const matchers = ROUTES.map((route) => ({
     `^${BASE_PATH}${route.path
       .replace('{ResourceAddress}', '\u0000')
       .replace(/\{[^}]+\}/g, '[^/]+')
-      .replace('\u0000', '.+')}/?$`,
+      .replace('\u0000', '.+')}$`,
   ),
 }));
 
@@ -49,4 +49,17 @@ export function assertMethodAllowed(method: string, rawPath: string): void {
       allowed,
     );
   }
+}
+
+/**
+ * A path with an empty segment (a trailing or doubled slash) names no resource, whatever a router
+ * made of it: serverless offline and API Gateway route `…/subscriptions/` as `…/subscriptions`, so a
+ * script whose id variable is empty (`DELETE $B/subscriptions/$ID`) would otherwise delete every
+ * subscription. Every route but CurrentState's (whose address has rules of its own) refuses it.
+ */
+export function assertNoEmptySegment(method: string, rawPath: string): void {
+  if (!rawPath.slice(1).split('/').includes('')) return;
+  throw new NotFoundError(
+    `${method} ${rawPath}: the path has an empty segment (a trailing or doubled slash), so it names no resource; is an id missing?`,
+  );
 }

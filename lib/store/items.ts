@@ -1,4 +1,4 @@
-import type { NotificationEvent } from '../domain/event';
+import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { Publisher, PublisherState, Subscription } from '../domain/model';
 import { resourceSuffixes } from '../domain/resource-address';
 import type { Item } from './dynamo-table';
@@ -84,7 +84,9 @@ export function toState(item: Item): PublisherState {
   return {
     publisherId: String(item.publisherId),
     resourceAddress: String(item.resourceAddress),
-    event: typeof item.event === 'string' ? (JSON.parse(item.event) as NotificationEvent) : undefined,
+    // States stored before the wire form was the rule are served in it.
+    event:
+      typeof item.event === 'string' ? wireEvent(JSON.parse(item.event) as NotificationEvent) : undefined,
     timeKey: typeof item.timeKey === 'string' ? item.timeKey : undefined,
     acceptedAt: typeof item.acceptedAt === 'string' ? item.acceptedAt : undefined,
   };

@@ -43,7 +43,7 @@ export function eventAt(
   const types: Record<string, [string, 'notification' | 'metric', string]> = {
     [LOCK_STATE]: ['event.sync.ptp-status.ptp-state-change', 'notification', 'enumeration'],
     [SYNC_STATE]: ['event.sync.sync-status.synchronization-state-change', 'notification', 'enumeration'],
-    [CLOCK_CLASS]: ['event.sync.ptp-status.ptp-clock-class-change', 'metric', 'metric'],
+    [CLOCK_CLASS]: ['event.sync.ptp-status.ptp-clock-class-change', 'metric', 'decimal64.3'],
   };
   const [type, dataType, valueType] = types[source] ?? [
     'event.test.x.y',
@@ -52,5 +52,7 @@ export function eventAt(
   ];
   if (!address.endsWith(source)) throw new Error(`${address} does not end with the source ${source}`);
   const node = address.slice(0, address.length - source.length);
-  return eventFor({ node, source, type, value, dataType, valueType, time });
+  // Numbers in the form they are delivered in (a string), so what arrives equals what was sent.
+  const wireValue = valueType === 'decimal64.3' ? String(value) : value;
+  return eventFor({ node, source, type, value: wireValue, dataType, valueType, time });
 }

@@ -7,6 +7,9 @@
  * table-wide checks (empty publisher list first, delete-all last).
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import createClient, { type Client } from 'openapi-fetch';
+import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { version as packageVersion } from '../../package.json';
@@ -14,8 +17,10 @@ import { ensureTable, freePort } from '../../scripts/dynamodb-local.mjs';
 import { API_PATH, type Offline, startOffline } from '../../scripts/offline.mjs';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import type { paths } from '../support/generated/ocloud-api';
 import { assertDocumented } from '../support/openapi';
 import { waitForQueueIdle } from '../support/queue-idle';
+import { decodeLikeSdkGo } from '../support/sdk-go';
 
 const LOCAL_TABLE = 'ocloud-notifications-local';
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -277,6 +282,35 @@ describe('routing: every route answers on its method and path', () => {
     expectProblem(await call('POST', '/no-such-collection'), 404);
   });
 
+  it('a trailing or doubled slash is a 404 on every route: DELETE /subscriptions/ (an empty $ID) deletes nothing', async () => {
+    const { address } = freshNode();
+    await registerPublisher(address);
+    const consumer = await newConsumer();
+    const created = await call('POST', '/subscriptions', {
+      body: { ResourceAddress: address, EndpointUri: consumer.url },
+    });
+    expect(created.status, created.raw).toBe(201);
+    const id = created.body.SubscriptionId;
+    for (const [method, path] of [
+      ['DELETE', '/subscriptions/'],
+      ['DELETE', '/subscriptions//'],
+      ['DELETE', '//subscriptions'],
+      ['DELETE', '/publishers/'],
+      ['GET', '/subscriptions/'],
+      ['POST', '/subscriptions/'],
+      ['GET', `/subscriptions/${id}/`],
+      ['DELETE', `/subscriptions/${id}/`],
+      ['POST', '/subscriptions//secret/rotate'],
+      ['POST', '/publishers//events'],
+      ['GET', '/health/'],
+    ] as const) {
+      const reply = await call(method, path, method === 'POST' ? { body: {} } : {});
+      expectProblem(reply, 404);
+      expect(reply.body.detail, `${method} ${path}`).toMatch(/empty segment|No resource at/);
+    }
+    expect((await call('GET', `/subscriptions/${id}`)).status).toBe(200);
+  });
+
   it('HEAD on GET routes answers like GET without a body', async () => {
     const health = await call('HEAD', '/health');
     expect(health.status).toBe(200);
@@ -327,6 +361,19 @@ describe('CurrentState over HTTP', () => {
     expect(reply.body).toEqual(event);
   });
 
+  it('reads the address percent-encoded as one segment (%2F, as a generated client writes it) and as API Gateway delivers that (a doubled slash)', async () => {
+    for (const path of [
+      `/${encodeURIComponent(address)}`,
+      `/${encodeURIComponent(address.slice(1))}`,
+      `/${address}`,
+      address.replace('/sync/', '/sync%2F'),
+    ]) {
+      const reply = await call('GET', `${path}/CurrentState`);
+      expect(reply.status, `${path}: ${reply.raw}`).toBe(200);
+      expect(reply.body).toEqual(event);
+    }
+  });
+
   it('accepts the address with a trailing "/" before /CurrentState (normalised away)', async () => {
     const reply = await call('GET', `${address}//CurrentState`);
     expect(reply.status, reply.raw).toBe(200);
@@ -375,7 +422,7 @@ describe('CurrentState over HTTP', () => {
       `/${cluster}/site-3/no*de/sync/CurrentState`, // wildcard
       `/${cluster}/site-3/node%2A7/sync/CurrentState`, // encoded wildcard
       `/${cluster}/site-3/node%207/sync/CurrentState`, // encoded space
-      `/${cluster}/site-3/node%2F7/sync/CurrentState`, // encoded "/"
+      `/${cluster}/site-3/node%2F%2F7/sync/CurrentState`, // an encoded empty segment
       `/${cluster}/site-3/node,7/sync/CurrentState`, // character outside the segment set
     ]) {
       const reply = await call('GET', path);
@@ -855,6 +902,127 @@ describe('fleet lists over HTTP', () => {
       await call('GET', `/publishers?ResourceAddress=${encodeURIComponent(`${node}/gnss`)}`),
       404,
     );
+  });
+});
+
+describe('a client generated from GET /openapi.json (openapi-typescript + openapi-fetch)', () => {
+  // What a consumer team does: generate types from the running service, call it with openapi-fetch.
+  // The types are committed (test/support/generated), so the typecheck holds these calls to them.
+  const clusterNode = freshNode();
+  let client: Client<paths>;
+
+  beforeAll(() => {
+    client = createClient<paths>({ baseUrl: api.url });
+    // Every reply the client gets must be one the document describes, as for `call`.
+    client.use({
+      async onResponse({ request, response }) {
+        assertDocumented(request.method, new URL(request.url).pathname, {
+          status: response.status,
+          headers: Object.fromEntries(response.headers.entries()),
+          rawBody: await response.clone().text(),
+        });
+      },
+    });
+  });
+
+  it('GET /openapi.json generates exactly the committed types', async () => {
+    const served = await call('GET', '/openapi.json');
+    const generated = COMMENT_HEADER + astToString(await openapiTS(served.body));
+    const committed = await readFile(
+      new URL('../support/generated/ocloud-api.d.ts', import.meta.url),
+      'utf8',
+    );
+    expect(
+      generated === committed,
+      'regenerate: npx openapi-typescript lib/http/openapi.json -o test/support/generated/ocloud-api.d.ts',
+    ).toBe(true);
+  });
+
+  it('publishes numbers, and reads back through CurrentState what sdk-go can decode, by a %2F-encoded address', async () => {
+    const created = await client.POST('/publishers', { body: { ResourceAddress: clusterNode.address } });
+    expect(created.response.status).toBe(201);
+    const publisherId = created.data?.SubscriptionId ?? '';
+    const event = lockStateEvent({ node: clusterNode.node });
+    // Red Hat-shaped: the state, then the offset of the node's interface, the offset a JSON number.
+    const published = await client.POST('/publishers/{publisherId}/events', {
+      params: { path: { publisherId } },
+      body: {
+        id: event.id,
+        specversion: '1.0',
+        source: event.source,
+        type: event.type,
+        time: event.time,
+        data: {
+          version: '1.0',
+          values: [
+            {
+              ResourceAddress: clusterNode.address,
+              data_type: 'notification',
+              value_type: 'enumeration',
+              value: 'HOLDOVER',
+            },
+            {
+              ResourceAddress: `${clusterNode.node}/ens5fx/master`,
+              data_type: 'metric',
+              value_type: 'decimal64.3',
+              value: -3,
+            },
+          ],
+        },
+      },
+    });
+    expect(published.response.status).toBe(202);
+
+    // openapi-fetch percent-encodes the path parameter: /%2Fcluster%2Fsite-3%2F…/CurrentState.
+    for (const ResourceAddress of [clusterNode.address, clusterNode.address.slice(1)]) {
+      const current = await client.GET('/{ResourceAddress}/CurrentState', {
+        params: { path: { ResourceAddress } },
+      });
+      expect(new URL(current.response.url).pathname).toContain('%2F');
+      expect(current.response.status, JSON.stringify(current.error)).toBe(200);
+      const decoded = decodeLikeSdkGo(JSON.stringify(current.data));
+      expect(decoded.ID).toBe(event.id);
+      expect(decoded.Data?.Values.map((v) => v.Value)).toEqual(['HOLDOVER', -3]);
+    }
+  });
+
+  it('subscribes, reads, lists; an empty subscriptionId is a 404 that deletes nothing; then deletes', async () => {
+    const consumer = await newConsumer();
+    const created = await client.POST('/subscriptions', {
+      body: { ResourceAddress: clusterNode.address, EndpointUri: consumer.url },
+    });
+    expect(created.response.status, JSON.stringify(created.error)).toBe(201);
+    const subscriptionId = created.data?.SubscriptionId ?? '';
+    // The initial notification decodes with sdk-go's rules too.
+    const [initial] = await consumer.waitFor(1);
+    expect(decodeLikeSdkGo(initial?.raw ?? '').Data?.Values.map((v) => v.Value)).toEqual(['HOLDOVER', -3]);
+
+    const read = await client.GET('/subscriptions/{subscriptionId}', {
+      params: { path: { subscriptionId } },
+    });
+    expect(read.data?.EndpointUri).toBe(consumer.url);
+    const listed = await client.GET('/subscriptions', { params: { query: {} } });
+    expect(listed.data?.map((s) => s.SubscriptionId)).toContain(subscriptionId);
+
+    // A script's empty variable: openapi-fetch writes DELETE …/subscriptions/ for it.
+    const empty = await client.DELETE('/subscriptions/{subscriptionId}', {
+      params: { path: { subscriptionId: '' } },
+    });
+    expect(empty.response.status).toBe(404);
+    expect(empty.error?.detail).toContain('empty segment');
+    expect(
+      (await client.GET('/subscriptions/{subscriptionId}', { params: { path: { subscriptionId } } })).response
+        .status,
+    ).toBe(200);
+
+    const deleted = await client.DELETE('/subscriptions/{subscriptionId}', {
+      params: { path: { subscriptionId } },
+    });
+    expect(deleted.response.status).toBe(204);
+    const gone = await client.GET('/subscriptions/{subscriptionId}', {
+      params: { path: { subscriptionId } },
+    });
+    expect(gone.response.status).toBe(404);
   });
 });
 

@@ -460,7 +460,7 @@ describe('POST /publishers/{publisherId}/events — the catalogue and value type
       type: 'event.sync.synce-status.synce-clock-quality-change',
     },
   ])(
-    '$type takes a metric 0–255 (number or numeric string) and refuses values outside',
+    '$type takes a metric 0–255 (number or numeric string), serves it as a decimal64.3 string and refuses values outside',
     async ({ source, type }) => {
       const node = freshNode();
       const publisherId = await registerPublisher(`${node}${source}`);
@@ -478,7 +478,10 @@ describe('POST /publishers/{publisherId}/events — the catalogue and value type
       for (const [i, value] of [0, 6, '7', 248, '255'].entries()) {
         const event = metric(value, i);
         expect((await api.publish(publisherId, event)).status).toBe(202);
-        expect((await currentState(`${node}${source}`)).data.values[0]?.value).toBe(value);
+        expect((await currentState(`${node}${source}`)).data.values[0]).toMatchObject({
+          value_type: 'decimal64.3',
+          value: String(value),
+        });
       }
       for (const [i, value] of [256, '300', -1, 1.5, '6.0', 'six'].entries()) {
         expectProblem(await api.publish(publisherId, metric(value, 10 + i)), 400, 'data.values[0].value');
@@ -497,7 +500,7 @@ describe('POST /publishers/{publisherId}/events — the catalogue and value type
     { value: 'fast', ok: false },
     { value: '', ok: false },
     { value: true, ok: false },
-  ])('decimal64.3 value $value → ok: $ok, kept as written', async ({ value, ok }) => {
+  ])('decimal64.3 value $value → ok: $ok, served as a string', async ({ value, ok }) => {
     const { node, address, publisherId } = await lockStatePublisher({ withState: false });
     const base = lockStateEvent({ node });
     const event = {
@@ -515,7 +518,7 @@ describe('POST /publishers/{publisherId}/events — the catalogue and value type
 
     if (ok) {
       expect(response.status, response.rawBody).toBe(202);
-      expect((await currentState(address)).data.values[1]?.value).toBe(value);
+      expect((await currentState(address)).data.values[1]?.value).toBe(String(value));
     } else {
       expectProblem(response, 400, 'data.values[1].value');
     }

@@ -111,3 +111,38 @@ describe('the response check every handler and end-to-end test applies', () => {
     expect(openApiProblems('PUT', `${BASE}/subscriptions`, noAllow).join()).toMatch(/Allow is missing/);
   });
 });
+
+describe('the served event in the document: the form sdk-go reads', () => {
+  const ADDRESS = '/east-edge-10/site-3/node-7/sync/ptp-status/lock-state';
+  const served = (value: unknown, value_type = 'decimal64.3', time = '2026-11-22T20:59:00.5Z') => ({
+    status: 200,
+    headers: json,
+    rawBody: JSON.stringify({
+      id: 'e-1',
+      specversion: '1.0',
+      source: '/sync/ptp-status/lock-state',
+      type: 'event.sync.ptp-status.ptp-state-change',
+      time,
+      data: {
+        version: '1.0',
+        values: [{ ResourceAddress: `${ADDRESS}/ens5fx/master`, data_type: 'metric', value_type, value }],
+      },
+    }),
+  });
+  const problems = (response: ReturnType<typeof served>) =>
+    openApiProblems('GET', `${BASE}${ADDRESS}/CurrentState`, response).join();
+
+  it('passes decimal64.3 and enumeration values as strings, and other value types as written', () => {
+    expect(problems(served('-3'))).toBe('');
+    expect(problems(served('LOCKED', 'enumeration'))).toBe('');
+    expect(problems(served(7, 'x-vendor'))).toBe('');
+  });
+
+  it('fails a number for decimal64.3 or enumeration, the value type metric, and a time Go cannot parse', () => {
+    expect(problems(served(-3))).toMatch(/must be string/);
+    expect(problems(served(1, 'enumeration'))).toMatch(/must be string/);
+    expect(problems(served('248', 'metric'))).toMatch(/value_type/);
+    expect(problems(served('-3', 'decimal64.3', '2026-11-22t20:59:00z'))).toMatch(/time/);
+    expect(problems(served('-3', 'decimal64.3', '2016-12-31T23:59:60Z'))).toMatch(/time/);
+  });
+});

@@ -291,7 +291,12 @@ describe('POST /subscriptions — sanity check (initial notification)', () => {
     expectSubscribed(response);
     const received = await consumer.waitFor(3);
     expect(received[0]?.body).toEqual(newest);
-    expect(received.map((r) => r.body)).toEqual(expect.arrayContaining([older, middle, newest]));
+    // The clock class goes out in the wire form: a decimal64.3 string.
+    const middleOnTheWire = {
+      ...middle,
+      data: { ...middle.data, values: [{ ...middle.data.values[0], value_type: 'decimal64.3', value: '6' }] },
+    };
+    expect(received.map((r) => r.body)).toEqual(expect.arrayContaining([older, middleOnTheWire, newest]));
   });
 });
 

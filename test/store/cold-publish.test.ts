@@ -270,7 +270,7 @@ describe('the first publish on an instance that does not know the publisher', ()
   });
 });
 
-describe("values[].ResourceAddress must lie at or under the publisher's address", () => {
+describe("values[].ResourceAddress must lie on the publisher's node", () => {
   it('a cold instance refuses a value of another node (400 naming the value), storing nothing', async () => {
     const { node, address, id } = await registeredPublisher();
     const other = await registeredPublisher();
@@ -283,7 +283,7 @@ describe("values[].ResourceAddress must lie at or under the publisher's address"
 
     expect(error).toBeInstanceOf(BadRequestError);
     expect((error as BadRequestError).detail).toBe(
-      `data.values[1].ResourceAddress "${other.address}" must be the publisher's address ${address} or lie under it`,
+      `data.values[1].ResourceAddress "${other.address}" must be on the publisher's node: at or under ${node} (its address ${address} less the source ${event.source})`,
     );
     expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
     expect(await item(keys.acceptedEvent(id, event.source, eventId))).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTime, possiblePublisherAddresses, validateEvent } from '../../lib/domain/event';
+import { parseTime, possiblePublisherAddresses, validateEvent, wireEvent } from '../../lib/domain/event';
 import { EVENT_CATALOGUE } from '../../lib/domain/event-catalogue';
 import type { BadRequestError } from '../../lib/errors';
 import { badRequest } from '../support/errors';
@@ -112,6 +112,8 @@ describe('validateEvent: a valid event for each catalogue type', () => {
     type: string;
     source: string;
     values: (address: string) => Obj[];
+    /** The values as stored and delivered, when they differ from what the producer wrote. */
+    wire?: (address: string) => Obj[];
   }
   const cases: ReadonlyArray<readonly [string, CatalogueCase]> = [
     [
@@ -130,6 +132,10 @@ describe('validateEvent: a valid event for each catalogue type', () => {
         values: (a) => [
           value({ ResourceAddress: a, value: 'LOCKED' }),
           value({ ResourceAddress: a, data_type: 'metric', value_type: 'decimal64.3', value: -12.345 }),
+        ],
+        wire: (a) => [
+          value({ ResourceAddress: a, value: 'LOCKED' }),
+          value({ ResourceAddress: a, data_type: 'metric', value_type: 'decimal64.3', value: '-12.345' }),
         ],
       },
     ],
@@ -166,6 +172,9 @@ describe('validateEvent: a valid event for each catalogue type', () => {
         type: CLOCK_CLASS_TYPE,
         source: CLOCK_CLASS,
         values: (a) => [value({ ResourceAddress: a, data_type: 'metric', value_type: 'metric', value: 6 })],
+        wire: (a) => [
+          value({ ResourceAddress: a, data_type: 'metric', value_type: 'decimal64.3', value: '6' }),
+        ],
       },
     ],
     [
@@ -174,6 +183,9 @@ describe('validateEvent: a valid event for each catalogue type', () => {
         type: 'event.sync.synce-status.synce-clock-quality-change',
         source: '/sync/synce-status/clock-quality',
         values: (a) => [value({ ResourceAddress: a, data_type: 'metric', value_type: 'metric', value: '2' })],
+        wire: (a) => [
+          value({ ResourceAddress: a, data_type: 'metric', value_type: 'decimal64.3', value: '2' }),
+        ],
       },
     ],
   ];
@@ -188,7 +200,7 @@ describe('validateEvent: a valid event for each catalogue type', () => {
       source: c.source,
       type: c.type,
       time: TIME,
-      data: { version: '1.0', values: c.values(address) },
+      data: { version: '1.0', values: (c.wire ?? c.values)(address) },
     });
     expect(result.timeKey).toBe('2021-03-05T20:59:00.999999999');
   });
@@ -304,13 +316,35 @@ describe('validateEvent: the stored form', () => {
   });
 
   it.each([
-    ['the node above it', '/east-edge-10/site-3/node-7/sync'],
+    ['the node itself', NODE],
+    ['an interface of the node', `${NODE}/ens5fx/master`],
+    ['the publisher itself', publisher],
+    ['under the publisher', `${publisher}/ens1f0`],
+    ['a sibling resource of the node', `${NODE}/sync/ptp-status/lock-state`],
+  ])("accepts a value at %s: values lie on the publisher's node", (_, address) => {
+    const body = event({}, [value({}), value({ ResourceAddress: address })]);
+    expect(validateEvent(body, publisher).event.data.values[1]?.ResourceAddress).toBe(address);
+  });
+
+  it.each([
+    ['the site above the node', '/east-edge-10/site-3'],
     ['another node', '/east-edge-10/site-3/node-8/sync/sync-status/sync-state'],
-    ['a sibling whose name extends it', `${publisher}-2`],
-  ])("refuses a value at %s: values lie at or under the publisher's address", (_, address) => {
+    ['another node, at an interface', '/east-edge-10/site-3/node-8/ens5fx/master'],
+    ['a node whose name extends this one', '/east-edge-10/site-3/node-70/ens5fx/master'],
+  ])("refuses a value at %s, naming the member and the publisher's node", (_, address) => {
     const body = event({}, [value({}), value({ ResourceAddress: address })]);
     expect(() => validateEvent(body, publisher)).toThrow(
-      `data.values[1].ResourceAddress "${address}" must be the publisher's address ${publisher} or lie under it`,
+      `data.values[1].ResourceAddress "${address}" must be on the publisher's node: at or under ${NODE} (its address ${publisher} less the source ${SYNC_STATE})`,
+    );
+  });
+
+  it('keeps a publisher whose address is its source alone to values under that address', () => {
+    const body = event({}, [value({ ResourceAddress: `${SYNC_STATE}/ens1f0` })]);
+    expect(validateEvent(body, SYNC_STATE).event.data.values[0]?.ResourceAddress).toBe(
+      `${SYNC_STATE}/ens1f0`,
+    );
+    expect(() => validateEvent(event({}, [value({ ResourceAddress: NODE })]), SYNC_STATE)).toThrow(
+      `data.values[0].ResourceAddress "${NODE}" must be the publisher's address ${SYNC_STATE} or lie under it`,
     );
   });
 
@@ -321,29 +355,106 @@ describe('validateEvent: the stored form', () => {
     expect(body).toStrictEqual(copy);
   });
 
-  it('keeps time exactly as written', () => {
+  it('keeps time as written but for the case of T and Z, which Go reads in upper case only', () => {
     const written = '2021-03-05t20:59:00.5+00:00';
     const result = validateEvent(event({ time: written }), publisher);
-    expect(result.event.time).toBe(written);
+    expect(result.event.time).toBe('2021-03-05T20:59:00.5+00:00');
     expect(result.timeKey).toBe('2021-03-05T20:59:00.500000000');
+    expect(validateEvent(event({ time: '2021-03-05T20:59:00.5z' }), publisher).event.time).toBe(
+      '2021-03-05T20:59:00.5Z',
+    );
   });
 
-  const asWritten: ReadonlyArray<readonly [string, unknown, string]> = [
-    ['decimal64.3 numeric string', '-12.345', 'decimal64.3'],
-    ['decimal64.3 number', 12.5, 'decimal64.3'],
-    ['decimal64.3 integer string', '12', 'decimal64.3'],
-    ['decimal64.3 integer number', 0, 'decimal64.3'],
-    ['decimal64.3 trailing zeros string', '27.000', 'decimal64.3'],
-    ['metric numeric string', '6', 'metric'],
-    ['metric number', 248, 'metric'],
-    ['metric leading-zero string', '006', 'metric'],
+  it('stores a leap second as the last instant before it (Go has no second 60), keeping its order', () => {
+    const result = validateEvent(event({ time: '2016-12-31T23:59:60.5Z' }), publisher);
+    expect(result.event.time).toBe('2016-12-31T23:59:59.999999999Z');
+    expect(result.timeKey).toBe('2016-12-31T23:59:60.500000000');
+  });
+
+  const wireForms: ReadonlyArray<readonly [string, unknown, string, string]> = [
+    ['decimal64.3 numeric string', '-12.345', 'decimal64.3', '-12.345'],
+    ['decimal64.3 number', 12.5, 'decimal64.3', '12.5'],
+    ['decimal64.3 negative number', -3, 'decimal64.3', '-3'],
+    ['decimal64.3 integer string', '12', 'decimal64.3', '12'],
+    ['decimal64.3 integer number', 0, 'decimal64.3', '0'],
+    ['decimal64.3 trailing zeros string', '27.000', 'decimal64.3', '27.000'],
+    ['metric numeric string', '6', 'metric', '6'],
+    ['metric number', 248, 'metric', '248'],
+    ['metric leading-zero string', '006', 'metric', '006'],
   ];
 
-  it.each(asWritten)('keeps a %s as the producer wrote it', (_name, v, valueType) => {
-    const result = validateEvent(metricEvent(v, valueType), `${NODE}${PTP_LOCK}`);
-    const stored = result.event.data.values[0]?.value;
-    expect(stored).toBe(v);
-    expect(typeof stored).toBe(typeof v);
+  it.each(wireForms)(
+    'stores a %s as a decimal64.3 string (O-RAN: the string representation; sdk-go reads no number)',
+    (_name, v, valueType, stored) => {
+      const result = validateEvent(metricEvent(v, valueType), `${NODE}${PTP_LOCK}`);
+      expect(result.event.data.values[0]).toStrictEqual({
+        ResourceAddress: `${NODE}${PTP_LOCK}`,
+        data_type: 'metric',
+        value_type: 'decimal64.3',
+        value: stored,
+      });
+    },
+  );
+});
+
+describe('wireEvent: events stored or queued before the wire form', () => {
+  const old = {
+    id: 'old-1',
+    specversion: '1.0' as const,
+    source: CLOCK_CLASS,
+    type: CLOCK_CLASS_TYPE,
+    time: '2016-12-31t23:59:60z',
+    data: {
+      version: '1.0',
+      values: [
+        {
+          ResourceAddress: `${NODE}${CLOCK_CLASS}`,
+          data_type: 'metric' as const,
+          value_type: 'metric',
+          value: 248,
+        },
+        {
+          ResourceAddress: `${NODE}${CLOCK_CLASS}`,
+          data_type: 'metric' as const,
+          value_type: 'decimal64.3',
+          value: -3.5,
+        },
+        {
+          ResourceAddress: `${NODE}${CLOCK_CLASS}`,
+          data_type: 'notification' as const,
+          value_type: 'enumeration',
+          value: 'LOCKED',
+        },
+        {
+          ResourceAddress: `${NODE}${CLOCK_CLASS}`,
+          data_type: 'notification' as const,
+          value_type: 'x-vendor',
+          value: 7,
+        },
+      ],
+    },
+  };
+
+  it('turns numbers into strings and metric into decimal64.3, and mends the time; other value types stay', () => {
+    expect(wireEvent(old)).toStrictEqual({
+      ...old,
+      time: '2016-12-31T23:59:59.999999999Z',
+      data: {
+        version: '1.0',
+        values: [
+          { ...old.data.values[0], value_type: 'decimal64.3', value: '248' },
+          { ...old.data.values[1], value: '-3.5' },
+          old.data.values[2],
+          old.data.values[3],
+        ],
+      },
+    });
+  });
+
+  it('leaves an event already in the wire form as it is', () => {
+    const stored = validateEvent({ ...structuredClone(old), type: UNKNOWN_TYPE }, `${NODE}${CLOCK_CLASS}`);
+    expect(stored.event.data.values[3]).toStrictEqual(old.data.values[3]);
+    expect(wireEvent(stored.event)).toStrictEqual(stored.event);
   });
 });
 
@@ -593,7 +704,7 @@ describe('validateEvent: value types', () => {
   it.each(decimals)('decimal64.3 value %j → accepted: %s', (v, accepted) => {
     const body = metricEvent(v, 'decimal64.3');
     if (accepted) {
-      expect(validateEvent(body, publisher).event.data.values[0]?.value).toBe(v);
+      expect(validateEvent(body, publisher).event.data.values[0]?.value).toBe(String(v));
     } else {
       expectRefused(body, publisher, 'data.values[0].value');
     }
@@ -632,7 +743,7 @@ describe('validateEvent: value types', () => {
   it.each(metrics)('metric value %j for an unknown type → accepted: %s', (v, accepted) => {
     const body = metricEvent(v, 'metric');
     if (accepted) {
-      expect(validateEvent(body, publisher).event.data.values[0]?.value).toBe(v);
+      expect(validateEvent(body, publisher).event.data.values[0]?.value).toBe(String(v));
     } else {
       expectRefused(body, publisher, 'data.values[0].value');
     }
@@ -666,11 +777,22 @@ describe('validateEvent: value types', () => {
     const body = metricEvent(v, 'metric', type, source);
     const address = `${NODE}${source}`;
     if (accepted) {
-      expect(validateEvent(body, address).event.data.values[0]?.value).toBe(v);
+      expect(validateEvent(body, address).event.data.values[0]?.value).toBe(String(v));
     } else {
       expectRefused(body, address, 'data.values[0].value');
     }
   });
+
+  it.each(clockTypes)(
+    '%s checks the range of a decimal64.3 value too (as Red Hat publishes it)',
+    (type, source) => {
+      const address = `${NODE}${source}`;
+      expect(
+        validateEvent(metricEvent('248', 'decimal64.3', type, source), address).event.data.values[0]?.value,
+      ).toBe('248');
+      expectRefused(metricEvent(256, 'decimal64.3', type, source), address, 'data.values[0].value');
+    },
+  );
 
   const unchecked: ReadonlyArray<readonly [string, unknown]> = [
     ['string', 'anything at all'],
@@ -689,9 +811,12 @@ describe('validateEvent: value types', () => {
     expect(stored?.value).toStrictEqual(v);
   });
 
-  it('an unknown value_type passes unchecked for a known type too', () => {
+  it('refuses, for a catalogue type, a value_type its consumers cannot read, saying which to write', () => {
     const body = event({}, [value({ value_type: 'string', value: 'not a state' })]);
-    expect(validateEvent(body, `${NODE}${SYNC_STATE}`).event.data.values[0]?.value).toBe('not a state');
+    const error = badRequest(() => validateEvent(body, `${NODE}${SYNC_STATE}`));
+    expect(error.detail).toBe(
+      `data.values[0].value_type "string" is not one consumers of type ${SYNC_STATE_TYPE} can read: write enumeration (a state, as a string) or decimal64.3 (a number; metric is taken as decimal64.3)`,
+    );
   });
 });
 
@@ -867,25 +992,29 @@ describe('parseTime and the time member', () => {
   });
 });
 
-describe('possiblePublisherAddresses: the addresses at or above every value', () => {
+describe('possiblePublisherAddresses: a node at or above every value, followed by the source', () => {
   const values = (...addresses: string[]) =>
     addresses.map(
       (ResourceAddress) =>
         ({ ResourceAddress, data_type: 'notification', value_type: 'x', value: 1 }) as const,
     );
 
-  it('is every ancestor of the deepest address all values share', () => {
-    expect(possiblePublisherAddresses(values('/c/s/n/sync/ptp', '/c/s/n/sync/ptp/ens1f0'))).toEqual([
-      '/c',
-      '/c/s',
-      '/c/s/n',
-      '/c/s/n/sync',
-      '/c/s/n/sync/ptp',
+  it('is every ancestor of the deepest address all values share, with the source appended', () => {
+    expect(possiblePublisherAddresses(values('/c/n/ens5fx/master', '/c/n/ens5fx/master'), '/sync/x')).toEqual(
+      ['/c/sync/x', '/c/n/sync/x', '/c/n/ens5fx/sync/x', '/c/n/ens5fx/master/sync/x'],
+    );
+  });
+
+  it('includes the source alone when every value lies under it', () => {
+    expect(possiblePublisherAddresses(values('/sync/x/a', '/sync/x'), '/sync/x')).toEqual([
+      '/sync/sync/x',
+      '/sync/x/sync/x',
+      '/sync/x',
     ]);
   });
 
-  it('compares whole segments, and is empty when the values share no address', () => {
-    expect(possiblePublisherAddresses(values('/c/s/n-1', '/c/s/n-10'))).toEqual(['/c', '/c/s']);
-    expect(possiblePublisherAddresses(values('/a/n', '/b/n'))).toEqual([]);
+  it('compares whole segments, and is empty when the values share no node', () => {
+    expect(possiblePublisherAddresses(values('/c/s/n-1', '/c/s/n-10'), '/r')).toEqual(['/c/r', '/c/s/r']);
+    expect(possiblePublisherAddresses(values('/a/n', '/b/n'), '/r')).toEqual([]);
   });
 });
