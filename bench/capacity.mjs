@@ -217,80 +217,53 @@ export const sqsRequests = (stats) =>
   );
 
 /**
- * What one notification costs in AWS, from what a run counted for `notifications` of them: the
- * DynamoDB requests and units as billed (countingProxy), the SQS requests as billed (sqsRequests), the Lambda invocations and GB-seconds (each invocation's billed
- * duration, whole milliseconds, at its function's memory in serverless.yml: durations measured
- * here, with DynamoDB Local, an upper bound of AWS's), and the HTTP API requests; dollars per
- * million notifications at PRICES.
+ * Prints what one notification costs in AWS, from what a run counted for `notifications` of them:
+ * the DynamoDB requests and units as billed (countingProxy), the SQS requests as billed
+ * (sqsRequests), the Lambda invocations and GB-seconds (each invocation's billed duration at its
+ * function's memory in serverless.yml) and the HTTP API requests, priced per million at PRICES.
+ * Each count is printed beside its budget, so that a change adding a request, a unit or an
+ * invocation per notification fails; the GB-seconds and dollars follow this machine's durations
+ * (DynamoDB Local, a shared CPU: an upper bound of AWS's) and are printed without one.
+ * @param {string} part @param {(line: string) => void} print
  * @param {{ notifications: number, dynamo: Counted[], sqsRequests: number, invocations: { fn: string, ms: number }[],
  *   memoryMb: Record<string, number>, apiRequests: number }} run
- */
-export function notificationCost({ notifications, dynamo, sqsRequests, invocations, memoryMb, apiRequests }) {
-  const per = (/** @type {number} */ total) => total / Math.max(1, notifications);
-  const tally = (/** @type {string[]} */ names) => {
-    /** @type {Record<string, number>} */
-    const counts = {};
-    for (const name of names) counts[name] = (counts[name] ?? 0) + 1;
-    return Object.entries(counts)
-      .map(([name, n]) => `${name} ${n}`)
-      .join(', ');
-  };
-  const gbSeconds = invocations.reduce(
-    (n, i) => n + (Math.ceil(i.ms) / 1000) * ((memoryMb[i.fn] ?? 0) / 1024),
-    0,
-  );
-  const cost = {
-    dynamoRequests: per(dynamo.length),
-    readUnits: per(dynamo.reduce((n, e) => n + e.read, 0)),
-    writeUnits: per(dynamo.reduce((n, e) => n + e.write, 0)),
-    sqsRequests: per(sqsRequests),
-    invocations: per(invocations.length),
-    gbSeconds: per(gbSeconds),
-    apiRequests: per(apiRequests),
-  };
-  const dollars = {
-    DynamoDB: cost.readUnits * PRICES.readRequestUnit + cost.writeUnits * PRICES.writeRequestUnit,
-    SQS: cost.sqsRequests * PRICES.sqsRequest,
-    Lambda: cost.invocations * PRICES.lambdaRequest + cost.gbSeconds * 1e6 * PRICES.lambdaGbSecond,
-    'HTTP API': cost.apiRequests * PRICES.httpApiRequest,
-  };
-  const total = Object.values(dollars).reduce((n, d) => n + d, 0);
-  const byOperation = tally(dynamo.map((e) => e.op));
-  return { ...cost, dollars, total, byOperation, byFunction: tally(invocations.map((i) => i.fn)) };
-}
-
-/**
- * Prints a notification's cost, each count beside its budget (a change that adds a request, a
- * unit or an invocation per notification fails). The GB-seconds and dollars follow this machine's
- * durations (DynamoDB Local, a shared CPU: an upper bound of AWS's), so they are printed without one.
- * @param {string} part @param {(line: string) => void} print @param {ReturnType<typeof notificationCost>} cost
  * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number }} budget
  */
-export function printNotificationCost(part, print, cost, budget) {
-  print('  in AWS, per notification (us-east-1 list prices: docs/benchmarks.md)');
-  /** @type {[string, keyof typeof budget | 'gbSeconds' | 'total', string][]} */
+export function printNotificationCost(part, print, run, budget) {
+  const { dynamo, invocations } = run;
+  const per = (/** @type {number} */ total) => total / Math.max(1, run.notifications);
+  const tally = (/** @type {string[]} */ names) =>
+    [...new Set(names)].map((name) => `${name} ${names.filter((n) => n === name).length}`).join(', ');
+  const sum = (/** @type {number[]} */ values) => values.reduce((n, v) => n + v, 0);
+  const read = per(sum(dynamo.map((e) => e.read)));
+  const write = per(sum(dynamo.map((e) => e.write)));
+  const sqs = per(run.sqsRequests);
+  const invoked = per(invocations.length);
+  const gbSeconds = per(
+    sum(invocations.map((i) => (Math.ceil(i.ms) / 1000) * ((run.memoryMb[i.fn] ?? 0) / 1024))),
+  );
+  const api = per(run.apiRequests);
+  const dollars = {
+    DynamoDB: read * PRICES.readRequestUnit + write * PRICES.writeRequestUnit,
+    SQS: sqs * PRICES.sqsRequest,
+    Lambda: invoked * PRICES.lambdaRequest + gbSeconds * 1e6 * PRICES.lambdaGbSecond,
+    'HTTP API': api * PRICES.httpApiRequest,
+  };
+  const spent = Object.entries(dollars).map(([name, d]) => `${name} ${d.toFixed(2)}`);
+  /** @type {[string, number, number | undefined, string][]} */
   const rows = [
-    ['DynamoDB requests', 'dynamoRequests', cost.byOperation],
-    ['DynamoDB read units', 'readUnits', 'as billed'],
-    ['DynamoDB write units', 'writeUnits', 'as billed, index entries included'],
-    ['SQS requests', 'sqsRequests', 'as billed, 64 KB chunks'],
-    ['Lambda invocations', 'invocations', cost.byFunction],
-    ['Lambda GB-seconds', 'gbSeconds', "billed durations measured here: this machine's"],
-    [
-      '$ per million notifications',
-      'total',
-      Object.entries(cost.dollars)
-        .map(([k, d]) => `${k} ${d.toFixed(2)}`)
-        .join(' + '),
-    ],
+    ['DynamoDB requests', per(dynamo.length), budget.dynamoRequests, tally(dynamo.map((e) => e.op))],
+    ['DynamoDB read units', read, budget.readUnits, 'as billed'],
+    ['DynamoDB write units', write, budget.writeUnits, 'as billed, index entries included'],
+    ['SQS requests', sqs, budget.sqsRequests, 'as billed'],
+    ['Lambda invocations', invoked, budget.invocations, tally(invocations.map((i) => i.fn))],
+    ['Lambda GB-seconds', gbSeconds, undefined, "billed durations measured here: this machine's"],
+    ['HTTP API requests', api, undefined, ''],
+    ['$ per million notifications', sum(Object.values(dollars)), undefined, spent.join(' + ')],
   ];
-  for (const [label, key, note] of rows) {
-    const value = cost[key];
-    const judged =
-      key === 'gbSeconds' || key === 'total'
-        ? informational(part, label)
-        : verdict(part, label, value, budget[key]);
+  print('  in AWS, per notification (us-east-1 list prices: docs/benchmarks.md)');
+  for (const [label, value, max, note] of rows) {
+    const judged = max === undefined ? informational(part, label) : verdict(part, label, value, max);
     print(`    ${label.padEnd(28)} ${value.toPrecision(3).padStart(8)}  ${judged}  (${note})`);
   }
-  print(`    HTTP API requests            ${cost.apiRequests.toPrecision(3).padStart(8)}`);
 }

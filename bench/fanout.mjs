@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
-import { countingProxy, notificationCost, printNotificationCost, sqsRequests } from './capacity.mjs';
+import { countingProxy, printNotificationCost, sqsRequests } from './capacity.mjs';
 import {
   exitAfter,
   functionMemoryMb,
@@ -41,8 +41,9 @@ const SINK_CONCURRENCY = 64; // the sender's agent keeps at most 64 sockets per 
 const DEADLINE_MS = 20 * 60_000;
 const LOCK_STATES = /** @type {const} */ (['HOLDOVER', 'FREERUN', 'LOCKED']);
 /**
- * A notification's AWS work in the runs of docs/benchmarks.md with a margin of 10 %, so that one
- * more request, unit or invocation per notification fails: 1 UpdateItem (its lease) and a share
+ * A notification's AWS work (at the default SUBSCRIBERS) in the runs of docs/benchmarks.md with a
+ * margin of 10 %, so that one more request, unit or invocation per notification fails: 1
+ * UpdateItem (its lease) and a share
  * of its batch's BatchGetItem and completions; 2.0 write units, 1.08 read units; 0.30 SQS
  * requests; one deliver invocation per 10.
  */
@@ -162,14 +163,14 @@ async function main() {
     stalls.disable();
     const queued = queue.stats();
     const enqueued = queued.delivery;
-    const cost = notificationCost({
+    const run = {
       notifications: SUBSCRIBERS,
       dynamo: [...counter.log],
       sqsRequests: sqsRequests(queued),
       invocations,
       memoryMb: await functionMemoryMb(),
       apiRequests: 1,
-    });
+    };
 
     const body = JSON.stringify(event);
     const policy = lib.createNetworkPolicy({ mode: 'allow-private' });
@@ -203,7 +204,7 @@ async function main() {
     print(
       `  the wire: a plain POST loop  ${(plainMs / 1000).toFixed(2)} s, ${SINK_CONCURRENCY} at once (${Math.round((SUBSCRIBERS * 1000) / plainMs)}/s; the path is ${(fanOutMs / plainMs).toFixed(1)}× it)  ${informational('fanout', 'plain loop')}`,
     );
-    printNotificationCost('fanout', print, cost, COST_BUDGET);
+    printNotificationCost('fanout', print, run, COST_BUDGET);
 
     // --- a fast consumer, beside a hanging one or alone ------------------------------------
     /** @param {boolean} withHanging */

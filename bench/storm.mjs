@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startOffline } from '../scripts/offline.mjs';
 import { TABLE_NAME } from '../scripts/start-local.mjs';
-import { countingProxy, notificationCost, printNotificationCost, sqsRequests } from './capacity.mjs';
+import { countingProxy, printNotificationCost, sqsRequests } from './capacity.mjs';
 import {
   exitAfter,
   functionMemoryMb,
@@ -290,15 +290,19 @@ async function main() {
     print(
       `  wall time / floor              ${(result.wallMs / floorMs).toFixed(2)}×  ${verdict(PART, 'wall / floor', result.wallMs / floorMs, 1.5)}`,
     );
-    const cost = notificationCost({
-      notifications: expected.length,
-      dynamo,
-      sqsRequests: sqsRequests(after) - sqsRequests(before),
-      invocations: invoked,
-      memoryMb: await functionMemoryMb(),
-      apiRequests: publishers.length,
-    });
-    printNotificationCost(PART, print, cost, COST_BUDGET);
+    printNotificationCost(
+      PART,
+      print,
+      {
+        notifications: expected.length,
+        dynamo,
+        sqsRequests: sqsRequests(after) - sqsRequests(before),
+        invocations: invoked,
+        memoryMb: await functionMemoryMb(),
+        apiRequests: publishers.length,
+      },
+      COST_BUDGET,
+    );
   } finally {
     await offline?.stop();
     await sink.close();
