@@ -48,40 +48,25 @@ const COST_BUDGET = {
   invocations: 0.75,
 };
 
-/** The four publishers of a node and the event each sends when GNSS is lost. */
-const KINDS = [
-  { path: 'sync/ptp-status/lock-state', type: 'event.sync.ptp-status.ptp-state-change', value: 'HOLDOVER' },
-  { path: 'sync/ptp-status/clock-class', type: 'event.sync.ptp-status.ptp-clock-class-change', value: 7 },
-  {
-    path: 'sync/sync-status/sync-state',
-    type: 'event.sync.sync-status.synchronization-state-change',
-    value: 'FREERUN',
-  },
-  {
-    path: 'sync/gnss-status/gnss-sync-status',
-    type: 'event.sync.gnss-status.gnss-state-change',
-    value: 'FAILURE-NOFIX',
-  },
-];
+/** The four publishers of a node: path, event type, the value sent when GNSS is lost and the warm-up's. */
+const KINDS = /** @type {const} */ ([
+  ['sync/ptp-status/lock-state', 'event.sync.ptp-status.ptp-state-change', 'HOLDOVER', 'LOCKED'],
+  ['sync/ptp-status/clock-class', 'event.sync.ptp-status.ptp-clock-class-change', 7, 6],
+  ['sync/sync-status/sync-state', 'event.sync.sync-status.synchronization-state-change', 'FREERUN', 'LOCKED'],
+  [
+    'sync/gnss-status/gnss-sync-status',
+    'event.sync.gnss-status.gnss-state-change',
+    'FAILURE-NOFIX',
+    'SYNCHRONIZED',
+  ],
+]).map(([path, type, value, warm]) => ({ path, type, value, warm }));
 
-/** @param {string} address @param {(typeof KINDS)[number]} kind @param {string} time */
-function eventFor(address, kind, time, value = kind.value) {
-  const values = [
-    {
-      data_type: 'notification',
-      ResourceAddress: address,
-      value_type: typeof value === 'number' ? 'metric' : 'enumeration',
-      value,
-    },
-  ];
-  return {
-    id: randomUUID(),
-    specversion: '1.0',
-    source: `/${kind.path}`,
-    type: kind.type,
-    time,
-    data: { version: '1.0', values },
-  };
+/** @param {string} address @param {(typeof KINDS)[number]} kind @param {string} time @param {string | number} value */
+function eventFor(address, kind, time, value) {
+  const value_type = typeof value === 'number' ? 'metric' : 'enumeration';
+  const values = [{ data_type: 'notification', ResourceAddress: address, value_type, value }];
+  const data = { version: '1.0', values };
+  return { id: randomUUID(), specversion: '1.0', source: `/${kind.path}`, type: kind.type, time, data };
 }
 
 /** @param {string} url @param {unknown} [body] a POST's JSON body; none: a GET */
@@ -95,20 +80,15 @@ async function send(url, body) {
 }
 
 /**
- * Runs `task(0 … count-1)`, CONCURRENCY at a time, and sends nothing more after the first failure:
+ * Runs `task` on each item, CONCURRENCY at a time, and sends nothing more after the first failure:
  * requests still sent after it would fail in the clean-up, not because of the storm.
- * @param {number} count @param {(i: number) => Promise<void>} task
+ * @template T @param {T[]} items @param {(item: T) => Promise<void>} task
  */
-async function allOrFirstFailure(count, task) {
+async function eachUntilFailure(items, task) {
   /** @type {unknown} */
   let failure;
-  await pool(count, CONCURRENCY, async (i) => {
-    if (failure !== undefined) return;
-    try {
-      await task(i);
-    } catch (error) {
-      failure ??= error;
-    }
+  await pool(items.length, CONCURRENCY, async (i) => {
+    if (failure === undefined) await task(/** @type {T} */ (items[i])).catch((error) => (failure = error));
   });
   if (failure !== undefined) throw failure;
 }
@@ -153,14 +133,12 @@ async function main() {
       { address: site, path: '/site' },
     ];
     const setupStarted = Date.now();
-    await allOrFirstFailure(publishers.length, async (i) => {
-      const p = /** @type {(typeof publishers)[number]} */ (publishers[i]);
+    await eachUntilFailure(publishers, async (p) => {
       const reply = await send(`${api}/publishers`, { ResourceAddress: p.address });
       if (reply.status !== 201) throw new Error(`register ${p.address}: HTTP ${reply.status} ${reply.text}`);
       p.id = JSON.parse(reply.text).SubscriptionId;
     });
-    await allOrFirstFailure(subscribers.length, async (i) => {
-      const s = /** @type {(typeof subscribers)[number]} */ (subscribers[i]);
+    await eachUntilFailure(subscribers, async (s) => {
       const reply = await send(`${api}/subscriptions`, {
         ResourceAddress: s.address,
         EndpointUri: `${sink.url}${s.path}`,
@@ -181,8 +159,7 @@ async function main() {
       const events = publishers.map((p) => ({ p, event: make(p, time), acceptedAt: 0 }));
       const started = Date.now();
       let retries = 0;
-      await allOrFirstFailure(events.length, async (i) => {
-        const e = /** @type {(typeof events)[number]} */ (events[i]);
+      await eachUntilFailure(events, async (e) => {
         // A publisher retries a 503 after its Retry-After, as a PTP agent would; counted below.
         for (let attempt = 1; ; attempt++) {
           const reply = await send(`${api}/publishers/${e.p.id}/events`, e.event);
@@ -213,21 +190,14 @@ async function main() {
     // Warm-up: the same storm with LOCKED states a second earlier, so every worker offline starts
     // is warm, as a Lambda fleet in a steady state is. Its own figures are not reported.
     const warmTime = new Date(Date.now() - 1000).toISOString();
-    await storm((p) =>
-      eventFor(
-        p.address,
-        p.kind,
-        warmTime,
-        typeof p.kind.value === 'number' ? 6 : p.kind.path.includes('gnss') ? 'SYNCHRONIZED' : 'LOCKED',
-      ),
-    );
+    await storm((p) => eventFor(p.address, p.kind, warmTime, p.kind.warm));
     await until(() => queue.idle(), 'the queues to drain after the warm-up', 120_000);
 
     counter.log.length = 0;
     invocations.length = 0;
     const before = queue.stats();
     const repeatsBefore = sink.repeats();
-    const result = await storm((p, time) => eventFor(p.address, p.kind, time));
+    const result = await storm((p, time) => eventFor(p.address, p.kind, time, p.kind.value));
     await until(() => queue.idle(), 'the queues to drain', 120_000);
     const repeats = sink.repeats() - repeatsBefore;
     const dynamo = [...counter.log];
@@ -241,7 +211,7 @@ async function main() {
     // DynamoDB Local. The storm does both on the same two cores: it cannot finish sooner than
     // their sum by much, whatever the handlers and the queue do.
     const floorStarted = Date.now();
-    await allOrFirstFailure(invoked.length, async () => {
+    await eachUntilFailure(invoked, async () => {
       const reply = await send(`${api}/health`);
       if (reply.status !== 200) throw new Error(`health: HTTP ${reply.status} ${reply.text}`);
     });
@@ -251,8 +221,8 @@ async function main() {
 
     // The wire: the same notifications POSTed straight to the same consumers.
     const plainStarted = Date.now();
-    await allOrFirstFailure(result.expected.length, async (i) => {
-      await send(`${sink.url}/plain/${i}`, { id: randomUUID() });
+    await eachUntilFailure(result.expected, async (x) => {
+      await send(`${sink.url}/plain${x.key}`, {});
     });
     const plainMs = Date.now() - plainStarted;
 
