@@ -77,6 +77,7 @@ async function storeFloor(lib, address, event) {
     startKey = page.next;
   } while (startKey);
   const cursorAddress = `${address}/floor-${randomUUID().slice(0, 6)}`;
+  const acceptedAt = new Date().toISOString();
   // The deliver function's own settings, as it reads them from its environment.
   const settings = {
     timeoutMs: lib.config().deliveryTimeoutMs,
@@ -90,7 +91,9 @@ async function storeFloor(lib, address, event) {
     );
     await store.getSubscriptions(batch);
     await store.acquireDeliveryLeases(attempts);
-    await store.completeDeliveries(attempts);
+    await store.completeDeliveries(
+      attempts.map((a) => lib.completedAttempt(a, { event, acceptedAt }, Date.now())),
+    );
   });
   return Date.now() - started;
 }

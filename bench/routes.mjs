@@ -267,11 +267,6 @@ const ONE_READ = { allowed: { GetItem: 1 }, text: 'one read' };
 const ONE_QUERY = { allowed: { Query: 1 }, text: 'a query (per page), no scan' };
 /** @type {StoreBudget} */
 const ONE_TRANSACTION = { allowed: { TransactWriteItems: 1 }, text: 'one transaction' };
-/** What an owner's subscription operations read first: its generation (bumped by delete-all). @type {StoreBudget} */
-const OWNER_READ_AND_TRANSACTION = {
-  allowed: { GetItem: 1, TransactWriteItems: 1 },
-  text: "the owner's generation + one transaction",
-};
 
 /** @type {Route[]} */
 export const ROUTES = [
@@ -323,6 +318,44 @@ export const ROUTES = [
       },
     }),
   },
+  ...['deliveries', 'dead-letters'].map((list) => ({
+    name: `GET /subscriptions/{id}/${list}`,
+    storeBudget: {
+      allowed: { BatchGetItem: 1, Query: 1 },
+      text: "one read (with its owner's generation) + a query per page",
+    },
+    fn: list === 'deliveries' ? 'listDeliveries' : 'listDeadLetters',
+    /** @param {Fixtures} fx */
+    sample: async (fx) => {
+      const s = fx.readingSubs?.[Math.floor(Math.random() * 10)];
+      if (!s) throw new Error('not seeded');
+      return {
+        event: httpApiEvent({
+          method: 'GET',
+          path: `/subscriptions/${s.id}/${list}`,
+          pathParameters: { subscriptionId: s.id },
+          principal: s.principal,
+        }),
+        expect: 200,
+        bare: async () => {
+          const key = keys.subscription(s.id);
+          const read = await batchGet(fx.db, [key, keys.owner(s.principal)]);
+          // Dead letters are listed under the incarnation the read found (its createdAt).
+          const record = read.find((item) => item.sk === key.sk);
+          const prefix =
+            list === 'deliveries'
+              ? keys.deliveryCursorPrefix
+              : keys.deadLetterPrefix(String(record?.createdAt));
+          await query(fx.db, {
+            TableName: T,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: { ':pk': key.pk, ':prefix': prefix },
+            Limit: LIST_READ,
+          });
+        },
+      };
+    },
+  })),
   {
     name: 'GET /{address}/CurrentState',
     storeBudget: ONE_READ,
@@ -374,7 +407,10 @@ export const ROUTES = [
   subscribeRoute('inclusive'),
   {
     name: 'DELETE /subscriptions/{id}',
-    storeBudget: OWNER_READ_AND_TRANSACTION,
+    storeBudget: {
+      allowed: { GetItem: 1, TransactWriteItems: 1, Query: 1 },
+      text: "the owner's generation + one transaction + its dead letters (a query of keys, nearly always empty)",
+    },
     fn: 'deleteSubscription',
     sample: async (fx) => {
       const address = fx.stateless?.node ?? '';
@@ -398,6 +434,15 @@ export const ROUTES = [
               ...deleteSubscriptionTransaction(bare.id, principal),
             }),
           );
+          await query(fx.db, {
+            TableName: T,
+            KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+            ExpressionAttributeValues: {
+              ':pk': keys.subscription(bare.id).pk,
+              ':prefix': keys.deadLetterPrefix(),
+            },
+            ProjectionExpression: 'pk, sk',
+          });
         },
       };
     },

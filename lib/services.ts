@@ -10,6 +10,7 @@ import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
 import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
+import { SubscriptionDeliveries } from './domain/subscription-deliveries';
 import { Subscriptions } from './domain/subscriptions';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedRemoval } from './queue/queued-removal';
@@ -17,6 +18,7 @@ import { SqsQueue } from './queue/sqs-queue';
 import { awsKms, kmsDataKey } from './secrets/kms-data-key';
 import { localDataKey } from './secrets/local-data-key';
 import { AesGcmSecretBox } from './secrets/secret-box';
+import { DynamoDeliveryRecords } from './store/delivery-records';
 import { DynamoDeliveryStore } from './store/delivery-store';
 import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
@@ -106,7 +108,7 @@ export const deliveryBatch = /* @__PURE__ */ once(() => {
     retryWindowMs: settings.retryWindowSeconds * 1000,
     backoff: { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs },
   });
-  return new DeliveryBatch(deliverer, queue());
+  return new DeliveryBatch(deliverer, queue(), deliveryStore());
 });
 
 export const subscriptions = /* @__PURE__ */ once(
@@ -117,6 +119,11 @@ export const subscriptions = /* @__PURE__ */ once(
       new DynamoRetiredSubscriptions(table()),
       new QueuedRemoval(queueOnFirstUse),
     ),
+);
+
+/** A subscription's delivery status and dead letters, for its owner. */
+export const subscriptionDeliveries = /* @__PURE__ */ once(
+  () => new SubscriptionDeliveries(subscriptionStore(), new DynamoDeliveryRecords(table()), delivery()),
 );
 
 export const subscribe = /* @__PURE__ */ once(

@@ -36,6 +36,8 @@ export const API_PATH = '/api/ocloudNotifications/v2';
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
 const NO_CONTENT_PRELOAD = fileURLToPath(new URL('./offline-no-content.cjs', import.meta.url));
 const PROBLEMS_PRELOAD = fileURLToPath(new URL('./offline-problems.cjs', import.meta.url));
+/** Passes /_local/ to npm start's local dashboard when it runs one (LOCAL_DASHBOARD_URL). */
+const DASHBOARD_PRELOAD = fileURLToPath(new URL('./dashboard/route.cjs', import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 /**
@@ -70,6 +72,8 @@ export async function startOffline({
     NO_CONTENT_PRELOAD,
     '--require',
     PROBLEMS_PRELOAD,
+    '--require',
+    DASHBOARD_PRELOAD,
     SERVERLESS_BIN,
     'offline',
     'start',

@@ -8,6 +8,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createMetricsHistory } from './dashboard/metrics.mjs';
+import { DASHBOARD_PATH, startDashboard } from './dashboard/server.mjs';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local.mjs';
 import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers.mjs';
 import { lambdaInvoker } from './local-queue.mjs';
@@ -104,6 +106,9 @@ async function main() {
     );
 
     const debug = process.env.LOG_LEVEL === 'debug';
+    const history = createMetricsHistory();
+    const dashboard = await startDashboard({ history });
+    running.push(dashboard.stop);
     const offline = await startOffline({
       port,
       dynamoEndpoint: db.endpoint,
@@ -111,10 +116,11 @@ async function main() {
       quiet: true,
       queuePath: QUEUE_FILE,
       onDeadLetter: reportDeadLetter,
+      env: { LOCAL_DASHBOARD_URL: dashboard.url },
     });
     running.push(offline.stop);
     record('serverless offline', offline.process.pid);
-    const localConsole = createLocalConsole({ debug });
+    const localConsole = createLocalConsole({ debug, onMetrics: history.record });
     if (debug) process.stdout.write(offline.output());
     forEachLine(offline.process.stdout, localConsole.line);
     forEachLine(offline.process.stderr, localConsole.line);
@@ -136,7 +142,8 @@ async function main() {
     console.log(
       `Local queue (SQS protocol) at ${offline.queue?.url}, messages in ${QUEUE_FILE}; dead letters: npm run dead-letters`,
     );
-    console.log(`\nO-Cloud Notification API ready at ${offline.url}\n`);
+    console.log(`\nO-Cloud Notification API ready at ${offline.url}`);
+    console.log(`Local dashboard at ${new URL(DASHBOARD_PATH, offline.url)}\n`);
     if (!debug)
       console.log(
         `A status line every ${STATUS_EVERY_MS / 1000} s when something changed; LOG_LEVEL=debug npm start shows every log line.`,

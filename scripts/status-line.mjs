@@ -37,11 +37,13 @@ const OFFLINE_NOISE = [
 ];
 
 /**
- * @param {{ debug?: boolean, print?: (text: string) => void }} [options]
+ * @param {{ debug?: boolean, print?: (text: string) => void, onMetrics?: (record: Record<string, unknown>) => void }} [options]
+ *   `onMetrics`: each EMF record, as counted (the local dashboard's feed)
  */
 export function createLocalConsole({
   debug = false,
   print = (text) => process.stdout.write(`${text}\n`),
+  onMetrics,
 } = {}) {
   /** @type {Counts} */
   const counts = { published: 0, delivered: 0, failed: 0, deadLettered: 0 };
@@ -72,7 +74,10 @@ export function createLocalConsole({
           json = undefined;
         }
       }
-      if (json?._aws) count(json);
+      if (json?._aws) {
+        count(json);
+        onMetrics?.(json);
+      }
       if (debug) return print(text);
       if (json?._aws) return;
       if (json && typeof json.level === 'string') {

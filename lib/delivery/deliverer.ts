@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { parseTime } from '../domain/event';
-import type { DeliveryAttempt, LeaseOutcome, Subscription } from '../domain/model';
+import type {
+  AttemptFailure,
+  CompletedAttempt,
+  DeliveryAttempt,
+  LeaseOutcome,
+  Subscription,
+} from '../domain/model';
 import type { DeliveryStore } from '../domain/ports';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
@@ -47,7 +53,7 @@ const CURSOR_RETENTION_SECONDS = 24 * 3600;
 export class Deliverer {
   private readonly subscriptions: Coalescer<string, Subscription | undefined>;
   private readonly leases: Coalescer<DeliveryAttempt, LeaseOutcome>;
-  private readonly completions: Coalescer<DeliveryAttempt, void>;
+  private readonly completions: Coalescer<CompletedAttempt, void>;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -97,12 +103,18 @@ export class Deliverer {
     });
     const verdict = judge(outcome, this.settings.timeoutMs);
     if (verdict.kind === 'delivered') {
-      const deliveredAt = this.clock();
-      await this.completions.run(cursor);
-      return { kind: 'delivered', latencyMs: Math.max(0, deliveredAt - Date.parse(message.acceptedAt)) };
+      const completed = completedAttempt(cursor, message, this.clock());
+      await this.completions.run(completed);
+      return { kind: 'delivered', latencyMs: completed.delivered.latencyMs ?? 0 };
     }
 
-    await this.release(cursor);
+    // The cursor keeps the failure in the write that frees the lease (GET …/deliveries shows it).
+    await this.release(
+      cursor,
+      verdict.kind === 'gone'
+        ? undefined
+        : { at: this.clock(), reason: verdict.reason, attempts: receiveCount },
+    );
     const log = { subscriptionId: subscription.id, endpointUri: subscription.endpointUri, receiveCount };
     if (verdict.kind === 'gone') {
       logger.info('consumer answered 410 Gone: deleting its subscription', log);
@@ -129,9 +141,9 @@ export class Deliverer {
   }
 
   /** A lease left behind expires by itself; failing to free it early is not worth failing for. */
-  private async release(cursor: DeliveryAttempt): Promise<void> {
+  private async release(cursor: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     try {
-      await this.store.releaseDeliveryLease(cursor);
+      await this.store.releaseDeliveryLease(cursor, failure);
     } catch (error) {
       logger.warn('could not free a delivery lease; it will expire', { error });
     }
@@ -148,6 +160,7 @@ export class Deliverer {
       kind: 'dead-letter',
       reason,
       subscriptionId: subscription.id,
+      subscriptionCreatedAt: subscription.createdAt,
       endpointUri: subscription.endpointUri,
       resourceAddress: message.resourceAddress,
       publisherId: message.publisherId,
@@ -165,6 +178,17 @@ export class Deliverer {
   private windowText(): string {
     return `${this.settings.retryWindowMs / 1000} s`;
   }
+}
+
+/** The attempt once its consumer answered 2xx at `deliveredAt`: what its cursor keeps of the delivery. */
+export function completedAttempt(
+  cursor: DeliveryAttempt,
+  message: Pick<DeliveryMessage, 'event' | 'acceptedAt'>,
+  deliveredAt: number,
+): CompletedAttempt {
+  const { source, id, time } = message.event;
+  const latencyMs = Math.max(0, deliveredAt - Date.parse(message.acceptedAt));
+  return { ...cursor, delivered: { source, id, time, deliveredAt, latencyMs } };
 }
 
 /**

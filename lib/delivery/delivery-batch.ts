@@ -1,8 +1,14 @@
+import type { DeliveryStore } from '../domain/ports';
 import { logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { QueuePort } from '../queue/queue-port';
 import type { AttemptResult, Deliverer } from './deliverer';
-import { type DeliveryMessage, MalformedMessageError, parseDeliveryMessage } from './messages';
+import {
+  type DeadLetter,
+  type DeliveryMessage,
+  MalformedMessageError,
+  parseDeliveryMessage,
+} from './messages';
 
 /** One received message of the delivery queue, as an SQS event record gives it. */
 export interface ReceivedMessage {
@@ -19,12 +25,14 @@ export interface ReceivedMessage {
  * Runs a batch of delivery messages, all at once, so a consumer that hangs delays no other. Returns
  * the ids of the messages to keep (SQS partial batch response): those are retried once the
  * visibility time-out set here — the back-off — has passed. Everything else is deleted: delivered,
- * dropped, or dead-lettered with its reason.
+ * dropped, or dead-lettered with its reason: on the dead-letter queue and, for its consumer to see
+ * and redrive, with its subscription in the table.
  */
 export class DeliveryBatch {
   constructor(
     private readonly deliverer: Deliverer,
     private readonly queue: QueuePort,
+    private readonly letters: Pick<DeliveryStore, 'recordDeadLetter'>,
   ) {}
 
   async process(messages: readonly ReceivedMessage[], metrics: Metrics): Promise<string[]> {
@@ -63,7 +71,7 @@ export class DeliveryBatch {
       case 'dropped':
         return false;
       case 'dead-letter':
-        return this.deadLetter(result.letter, metrics);
+        return this.deadLetter(result.letter, metrics, result.letter);
       case 'retry':
         if (!result.failed && (await this.sendAgain(notification, attempt - 1, result.delayMs))) return false;
         try {
@@ -99,8 +107,9 @@ export class DeliveryBatch {
     }
   }
 
-  private async deadLetter(letter: object, metrics: Metrics): Promise<boolean> {
+  private async deadLetter(letter: object, metrics: Metrics, kept?: DeadLetter): Promise<boolean> {
     try {
+      if (kept) await this.letters.recordDeadLetter(kept);
       await this.queue.send('dead-letter', [{ body: JSON.stringify(letter) }]);
     } catch (error) {
       // Not lost: kept on the delivery queue, it is attempted (and judged) again later.

@@ -40,6 +40,8 @@ export interface DeadLetter {
   readonly kind: 'dead-letter';
   readonly reason: string;
   readonly subscriptionId: string;
+  /** Tells the subscription's incarnations apart (one made again has the same id). */
+  readonly subscriptionCreatedAt: string;
   readonly endpointUri: string | undefined;
   readonly resourceAddress: string;
   readonly publisherId: string;

@@ -129,3 +129,50 @@ export type LeaseOutcome =
   | { readonly kind: 'superseded' }
   /** Another attempt for the same subscription and address is in flight until `leaseUntil`. */
   | { readonly kind: 'leased'; readonly leaseUntil: number };
+
+/** The newest event delivered for one address, as its delivery cursor keeps it. */
+export interface DeliveredEvent {
+  readonly source: string;
+  readonly id: string;
+  readonly time: string;
+  /** Epoch ms of the consumer's 2xx. */
+  readonly deliveredAt: number;
+  /** From the event's acceptance to the consumer's 2xx; absent for an initial notification. */
+  readonly latencyMs?: number;
+}
+
+/** The last failed attempt for one address, as its delivery cursor keeps it. */
+export interface AttemptFailure {
+  /** Epoch ms of the failure. */
+  readonly at: number;
+  /** Worded as a dead letter's reason words the failure. */
+  readonly reason: string;
+  /** Attempts of that notification so far, the failed one included. */
+  readonly attempts: number;
+}
+
+/** A delivery attempt that ended in a 2xx: its cursor keeps what was delivered. */
+export interface CompletedAttempt extends DeliveryAttempt {
+  readonly delivered: DeliveredEvent;
+}
+
+/** What a subscription's consumer received for one address (GET /subscriptions/{id}/deliveries). */
+export interface DeliveryStatus {
+  readonly resourceAddress: string;
+  readonly delivered?: DeliveredEvent;
+  readonly lastFailure?: AttemptFailure;
+}
+
+/** A notification given up on, kept with its subscription for 14 days (and sent to the dead-letter queue). */
+export interface DeadLetterRecord {
+  readonly subscriptionId: string;
+  /** Which incarnation of the subscription (a subscription made again has the same id). */
+  readonly subscriptionCreatedAt: string;
+  readonly resourceAddress: string;
+  readonly publisherId: string;
+  readonly event: NotificationEvent;
+  readonly acceptedAt: string;
+  readonly reason: string;
+  readonly attempts: number;
+  readonly deadLetteredAt: string;
+}

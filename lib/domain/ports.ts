@@ -5,7 +5,11 @@
 import type { NotificationEvent } from './event';
 import type {
   AcceptOutcome,
+  AttemptFailure,
+  CompletedAttempt,
+  DeadLetterRecord,
   DeliveryAttempt,
+  DeliveryStatus,
   EventToAccept,
   InitialNotification,
   LeaseOutcome,
@@ -155,12 +159,28 @@ export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions
    */
   acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
   /**
-   * Records each attempt's event as the newest delivered and frees its lease; each succeeds or
-   * fails on its own.
+   * Records each attempt's event as the newest delivered (with when and how fast, for GET
+   * /subscriptions/{id}/deliveries) and frees its lease; each succeeds or fails on its own.
    */
-  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]>;
-  /** Frees the lease without moving the cursor (the attempt failed). */
-  releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void>;
+  completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]>;
+  /** Frees the lease without moving the cursor, recording the `failure` if the attempt failed. */
+  releaseDeliveryLease(attempt: DeliveryAttempt, failure?: AttemptFailure): Promise<void>;
+  /** Keeps a dead letter with its subscription (one write; they expire after 14 days). */
+  recordDeadLetter(letter: DeadLetterRecord): Promise<void>;
+}
+
+/** What a consumer can see of its subscription's deliveries, and its dead letters to redrive. */
+export interface DeliveryRecords {
+  /** One page of what was delivered, or failed, per address, in this incarnation of the subscription. */
+  listDeliveries(subscription: Subscription, page: PageRequest): Promise<Page<DeliveryStatus>>;
+  /** One page of the subscription's dead letters, oldest event first. */
+  listDeadLetters(subscription: Subscription, page: PageRequest): Promise<Page<DeadLetterRecord>>;
+  /** Those of `letters` whose event, or a newer one for the address, has been delivered since. */
+  deliveredSince(
+    subscriptionId: string,
+    letters: readonly DeadLetterRecord[],
+  ): Promise<Set<DeadLetterRecord>>;
+  removeDeadLetters(letters: readonly DeadLetterRecord[]): Promise<void>;
 }
 
 export interface StoreStatus {

@@ -16,7 +16,12 @@ export const DEFAULT_PAGE = 500;
 
 /** Which list a cursor continues: it is valid for that list, principal and filter only. */
 interface ListIdentity {
-  readonly list: 'subscriptions' | 'publishers';
+  /** The list's path below the base path. */
+  readonly list:
+    | 'subscriptions'
+    | 'publishers'
+    | `subscriptions/${string}/deliveries`
+    | `subscriptions/${string}/dead-letters`;
   readonly principal: string;
   readonly filter: string | undefined;
 }

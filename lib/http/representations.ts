@@ -1,4 +1,4 @@
-import type { Publisher, Subscription } from '../domain/model';
+import type { DeadLetterRecord, DeliveryStatus, Publisher, Subscription } from '../domain/model';
 
 /** SubscriptionInfo, with member names exactly as the OpenAPI document (lib/http/openapi.json) writes them. */
 export interface SubscriptionInfo {
@@ -34,3 +34,45 @@ export const subscriptionLocation = (apiBase: string, id: string) => `${apiBase}
 export const publisherLocation = (apiBase: string, id: string) => `${apiBase}/publishers/${id}`;
 /** Address segments are of unreserved characters and `:`, all valid in a path as they are. */
 export const currentStateLocation = (apiBase: string, address: string) => `${apiBase}${address}/CurrentState`;
+
+/** A DeliveryStatus of GET /subscriptions/{id}/deliveries (lib/http/openapi.json). */
+export function deliveryStatusInfo(status: DeliveryStatus) {
+  const { delivered: d, lastFailure: f } = status;
+  return {
+    ResourceAddress: status.resourceAddress,
+    ...(d && {
+      LastDelivered: {
+        Source: d.source,
+        Id: d.id,
+        Time: d.time,
+        DeliveredAt: new Date(d.deliveredAt).toISOString(),
+        ...(d.latencyMs === undefined ? {} : { LatencyMs: d.latencyMs }),
+      },
+    }),
+    ...(f && {
+      LastFailure: { FailedAt: new Date(f.at).toISOString(), Reason: f.reason, Attempts: f.attempts },
+    }),
+  };
+}
+
+/** A DeadLetter of GET /subscriptions/{id}/dead-letters. */
+export function deadLetterInfo(letter: DeadLetterRecord) {
+  return {
+    ResourceAddress: letter.resourceAddress,
+    Event: letter.event,
+    Reason: letter.reason,
+    Attempts: letter.attempts,
+    AcceptedAt: letter.acceptedAt,
+    DeadLetteredAt: letter.deadLetteredAt,
+  };
+}
+
+/** Which event a redriven or dropped dead letter carried. */
+export function deadLetterEvent(letter: DeadLetterRecord) {
+  return {
+    ResourceAddress: letter.resourceAddress,
+    Source: letter.event.source,
+    Id: letter.event.id,
+    Time: letter.event.time,
+  };
+}

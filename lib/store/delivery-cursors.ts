@@ -6,7 +6,7 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { DeliveryAttempt, LeaseOutcome } from '../domain/model';
+import type { AttemptFailure, CompletedAttempt, DeliveryAttempt, LeaseOutcome } from '../domain/model';
 import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 
@@ -17,7 +17,9 @@ import { keys } from './keys';
  * attempts for the same pair can never both be sending, and none sends an event older than the
  * delivered one. Cursors carry a TTL refreshed on every write instead of being deleted with their
  * subscription: a cursor is only read while a delivery message for it lives, and deleting them
- * would make DELETE /subscriptions cost a query per subscription.
+ * would make DELETE /subscriptions cost a query per subscription. The writes that complete or free
+ * a lease also keep what the consumer saw (`lastDelivered`, `lastFailure`), which GET
+ * /subscriptions/{id}/deliveries reads: no write of its own per notification.
  */
 export class DeliveryCursors {
   private readonly client: DynamoDBDocumentClient;
@@ -43,15 +45,15 @@ export class DeliveryCursors {
    * Completes many attempts in one round trip; an attempt whose lease ran out meanwhile, or whose
    * statement failed, goes through the single-item `complete`.
    */
-  async completeMany(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]> {
+  async completeMany(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
     const results = await this.execute(attempts, (a) => ({
       Statement:
         `UPDATE "${this.tableName}" SET deliveredTimeKey = ? SET deliveredEvent = ? SET expiresAt = ? ` +
-        'REMOVE leaseOwner REMOVE leaseUntil WHERE pk = ? AND sk = ? AND leaseOwner = ?',
-      Parameters: [a.timeKey, a.eventKey, a.expiresAt, ...this.keyOf(a), a.leaseOwner],
+        'SET lastDelivered = ? REMOVE leaseOwner REMOVE leaseUntil WHERE pk = ? AND sk = ? AND leaseOwner = ?',
+      Parameters: [a.timeKey, a.eventKey, a.expiresAt, a.delivered, ...this.keyOf(a), a.leaseOwner],
     }));
     return Promise.allSettled(
-      results.map((result, i) => (result.ok ? undefined : this.complete(attempts[i] as DeliveryAttempt))),
+      results.map((result, i) => (result.ok ? undefined : this.complete(attempts[i] as CompletedAttempt))),
     );
   }
 
@@ -87,16 +89,18 @@ export class DeliveryCursors {
     }
   }
 
-  async complete(a: DeliveryAttempt): Promise<void> {
+  async complete(a: CompletedAttempt): Promise<void> {
     const moved = await this.conditionalUpdate({
       ...this.target(a),
       UpdateExpression:
-        'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires REMOVE leaseOwner, leaseUntil',
+        'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires, lastDelivered = :d ' +
+        'REMOVE leaseOwner, leaseUntil',
       ConditionExpression: 'leaseOwner = :owner',
       ExpressionAttributeValues: {
         ':t': a.timeKey,
         ':e': a.eventKey,
         ':expires': a.expiresAt,
+        ':d': a.delivered,
         ':owner': a.leaseOwner,
       },
     });
@@ -105,18 +109,28 @@ export class DeliveryCursors {
     // record the delivery, but only forward, and leave that attempt's lease alone.
     await this.conditionalUpdate({
       ...this.target(a),
-      UpdateExpression: 'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires',
+      UpdateExpression:
+        'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires, lastDelivered = :d',
       ConditionExpression: 'attribute_not_exists(deliveredTimeKey) OR deliveredTimeKey < :t',
-      ExpressionAttributeValues: { ':t': a.timeKey, ':e': a.eventKey, ':expires': a.expiresAt },
+      ExpressionAttributeValues: {
+        ':t': a.timeKey,
+        ':e': a.eventKey,
+        ':expires': a.expiresAt,
+        ':d': a.delivered,
+      },
     });
   }
 
-  async release(a: DeliveryAttempt): Promise<void> {
+  /** Frees the lease; after a failed attempt, the same write keeps the failure. */
+  async release(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     await this.conditionalUpdate({
       ...this.target(a),
-      UpdateExpression: 'REMOVE leaseOwner, leaseUntil',
+      UpdateExpression: `${failure ? 'SET lastFailure = :failure ' : ''}REMOVE leaseOwner, leaseUntil`,
       ConditionExpression: 'leaseOwner = :owner',
-      ExpressionAttributeValues: { ':owner': a.leaseOwner },
+      ExpressionAttributeValues: {
+        ':owner': a.leaseOwner,
+        ...(failure ? { ':failure': failure } : {}),
+      },
     });
   }
 
@@ -125,9 +139,9 @@ export class DeliveryCursors {
    * holds each key once (DynamoDB refuses a batch naming a key twice): a repeated pair waits for
    * a later chunk. A chunk that fails whole fails its statements, which their callers retry singly.
    */
-  private async execute(
-    attempts: readonly DeliveryAttempt[],
-    statement: (a: DeliveryAttempt) => BatchStatement,
+  private async execute<A extends DeliveryAttempt>(
+    attempts: readonly A[],
+    statement: (a: A) => BatchStatement,
   ): Promise<StatementResult[]> {
     const results = new Array<StatementResult>(attempts.length);
     await Promise.all(
@@ -135,7 +149,7 @@ export class DeliveryCursors {
         try {
           const { Responses = [] } = await this.client.send(
             new BatchExecuteStatementCommand({
-              Statements: chunk.map((i) => statement(attempts[i] as DeliveryAttempt)),
+              Statements: chunk.map((i) => statement(attempts[i] as A)),
             }),
           );
           chunk.forEach((index, j) => {
@@ -182,11 +196,19 @@ const STATEMENTS_PER_BATCH = 25;
 
 /** Why `acquire`'s condition refused the lease, from the cursor as it was: superseded before leased. */
 function judgeHeld(a: DeliveryAttempt, current: Record<string, unknown>): LeaseOutcome {
-  const delivered = typeof current.deliveredTimeKey === 'string' ? current.deliveredTimeKey : '';
-  if (delivered > a.timeKey || (delivered === a.timeKey && current.deliveredEvent === a.eventKey)) {
-    return { kind: 'superseded' };
-  }
+  if (supersedes(current, a.timeKey, a.eventKey)) return { kind: 'superseded' };
   return { kind: 'leased', leaseUntil: Number(current.leaseUntil ?? a.now) };
+}
+
+/**
+ * True when the cursor has delivered this event, or one newer, already (never send it then): how a
+ * refusal of `acquire`'s condition is told apart from a held lease, and how a redrive reports a
+ * dead letter dropped. The condition stays the rule; test/store/lease-rule.test.ts holds the two to
+ * agree.
+ */
+export function supersedes(cursor: Record<string, unknown>, timeKey: string, eventKey: string): boolean {
+  const delivered = typeof cursor.deliveredTimeKey === 'string' ? cursor.deliveredTimeKey : '';
+  return delivered > timeKey || (delivered === timeKey && cursor.deliveredEvent === eventKey);
 }
 
 /** Indexes of `attempts` in chunks of at most 25 with no (subscription, address) twice in one. */

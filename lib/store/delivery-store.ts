@@ -1,6 +1,15 @@
-import type { DeliveryAttempt, LeaseOutcome, PageKey, Subscription } from '../domain/model';
+import type {
+  AttemptFailure,
+  CompletedAttempt,
+  DeadLetterRecord,
+  DeliveryAttempt,
+  LeaseOutcome,
+  PageKey,
+  Subscription,
+} from '../domain/model';
 import type { DeliveryStore, SubscriptionStore } from '../domain/ports';
 import { DeliveryCursors } from './delivery-cursors';
+import { recordDeadLetter } from './delivery-records';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';
 import { INDEX, keys } from './keys';
@@ -45,11 +54,15 @@ export class DynamoDeliveryStore implements DeliveryStore {
     return this.cursors.acquireMany(attempts);
   }
 
-  completeDeliveries(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<void>[]> {
+  completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
     return this.cursors.completeMany(attempts);
   }
 
-  releaseDeliveryLease(attempt: DeliveryAttempt): Promise<void> {
-    return this.cursors.release(attempt);
+  releaseDeliveryLease(attempt: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
+    return this.cursors.release(attempt, failure);
+  }
+
+  recordDeadLetter(letter: DeadLetterRecord): Promise<void> {
+    return recordDeadLetter(this.table, letter);
   }
 }

@@ -53,6 +53,17 @@ export const keys = {
     pk: `SUB#${subscriptionId}`,
     sk: `CURSOR#${address}`,
   }),
+  /** The prefix of a subscription's delivery cursors in its partition; the rest of the key is the address. */
+  deliveryCursorPrefix: 'CURSOR#',
+  /**
+   * A dead letter, in its subscription's partition, of the incarnation made at `createdAt` (an id
+   * made again is another incarnation), ordered by event time; `digest` tells the rest apart.
+   */
+  deadLetter: (subscriptionId: string, createdAt: string, timeKey: string, digest: string) => ({
+    pk: `SUB#${subscriptionId}`,
+    sk: `${deadLetterPrefix(createdAt)}${timeKey}#${digest}`,
+  }),
+  deadLetterPrefix,
   acceptedEvent: (publisherId: string, source: string, id: string) => ({
     pk: `EVENT#${publisherId}#${source}#${id}`,
     sk: 'EVENT',
@@ -66,6 +77,11 @@ export const keys = {
   /** The KMS-encrypted data key that encrypts signing secrets (deployed stages; written once). */
   signingKey: { pk: 'CONFIG', sk: 'SIGNING-KEY' },
 };
+
+/** Every dead letter of a subscription's partition, or those of one incarnation. */
+function deadLetterPrefix(createdAt?: string): string {
+  return createdAt === undefined ? 'DEADLETTER#' : `DEADLETTER#${createdAt}#`;
+}
 
 function ownerShard(principal: string, shard: number) {
   return { pk: `OWNER#${owner(principal)}`, sk: `COUNT#${shard}` };

@@ -2,6 +2,7 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { RetiredSubscriptions } from '../domain/model';
 import type { RetiredSubscriptionStore } from '../domain/ports';
 import { conditionHeld } from './conditional-write';
+import { removeDeadLettersOf } from './delivery-records';
 import type { DynamoTable } from './dynamo-table';
 import { INDEX, keys } from './keys';
 import { LIST_KEY, type OwnerState, ownerState } from './owners';
@@ -59,7 +60,9 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
         LIST_KEY,
       );
       const retiredGen = gen;
-      await Promise.all(page.items.map((item) => this.removeIfRetired(String(item.id), retiredGen)));
+      await Promise.all(
+        page.items.map((item) => this.removeIfRetired(String(item.id), String(item.createdAt), retiredGen)),
+      );
       after = page.next;
       if (!after) gen++;
     }
@@ -67,8 +70,12 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
     return undefined;
   }
 
-  /** Only the item of the retired generation: a subscription made again meanwhile stays. */
-  private async removeIfRetired(id: string, gen: number): Promise<void> {
+  /**
+   * Only the item of the retired generation: a subscription made again meanwhile stays, and so do
+   * the dead letters of its new incarnation.
+   */
+  private async removeIfRetired(id: string, createdAt: string, gen: number): Promise<void> {
+    await removeDeadLettersOf(this.table, id, createdAt);
     await conditionHeld(
       this.table.client.send(
         new DeleteCommand({

@@ -1,6 +1,8 @@
 import type { InitialNotification, SubscribeCheck, SubscribeCheckKeys, Subscription } from '../domain/model';
 import type { SubscriptionStore } from '../domain/ports';
+import { logger } from '../logger';
 import type { SecretBox } from '../secrets/secret-box';
+import { removeDeadLettersOf } from './delivery-records';
 import type { DynamoTable, Item } from './dynamo-table';
 import { toState, toSubscription } from './items';
 import { INDEX, keys } from './keys';
@@ -124,11 +126,26 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
     };
   }
 
+  /**
+   * Its dead letters go with it. Should that fail, the subscription is gone all the same: a letter
+   * left over is of a past incarnation, which nothing shows, and expires with its TTL.
+   */
+  private async removeDeadLetters(id: string): Promise<void> {
+    try {
+      await removeDeadLettersOf(this.table, id);
+    } catch (error) {
+      logger.warn('dead letters left to expire', { id, error });
+    }
+  }
+
   async deleteSubscription(id: string, owner: string): Promise<boolean> {
     for (;;) {
       const { gen } = await readOwner(this.table, owner);
       const failure = await this.table.transact(deleteSubscriptionWrites(this.table.name, id, owner, gen));
-      if (!failure) return true;
+      if (!failure) {
+        await this.removeDeadLetters(id);
+        return true;
+      }
       // A delete-all came in between: read the generation again (this one is then likely gone).
       if (failure[1]?.Code !== 'ConditionalCheckFailed') return false;
     }

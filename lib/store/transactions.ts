@@ -70,6 +70,13 @@ export function subscribeWrites(
                 ...keys.deliveryCursor(s.id, initial.resourceAddress),
                 deliveredTimeKey: initial.timeKey,
                 deliveredEvent: `${initial.event.source}#${initial.event.id}`,
+                // As delivery-cursors.ts keeps it; the initial notification has no latency from an acceptance.
+                lastDelivered: {
+                  source: initial.event.source,
+                  id: initial.event.id,
+                  time: initial.event.time,
+                  deliveredAt: nowMs,
+                },
                 expiresAt: Math.ceil(nowMs / 1000) + INITIAL_CURSOR_TTL_SECONDS,
               },
             },

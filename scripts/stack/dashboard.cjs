@@ -87,3 +87,5 @@ module.exports = async ({ resolveVariable }) => {
     },
   };
 };
+// The local dashboard of `npm start` (scripts/dashboard/) shows this dashboard's widgets of this namespace.
+module.exports.NAMESPACE = NAMESPACE;

@@ -1,7 +1,7 @@
 /** The ordering cursor of (subscription, address) in DynamoDB Local: lease, watermark, supersession. */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { DeliveryAttempt, LeaseOutcome } from '../../lib/domain/model';
+import type { CompletedAttempt, DeliveryAttempt, LeaseOutcome } from '../../lib/domain/model';
 import { deliveryStore as store } from '../../lib/services';
 
 /** One attempt's lease, through the store's batch operation as delivery takes it. */
@@ -12,7 +12,7 @@ async function lease(a: DeliveryAttempt): Promise<LeaseOutcome> {
 }
 
 /** One attempt's completion, through the store's batch operation as delivery records it. */
-async function complete(a: DeliveryAttempt): Promise<void> {
+async function complete(a: CompletedAttempt): Promise<void> {
   const [outcome] = await store().completeDeliveries([a]);
   if (outcome?.status !== 'fulfilled') throw new Error(`not completed: ${String(outcome?.reason)}`);
 }
@@ -30,7 +30,8 @@ function attempt(key: { subscriptionId: string; resourceAddress: string }, timeK
     now,
     leaseUntil: now + 7000,
     expiresAt: Math.floor(now / 1000) + 3600,
-  } satisfies DeliveryAttempt;
+    delivered: { source: '/sync/ptp-status/lock-state', id, time: timeKey, deliveredAt: now, latencyMs: 1 },
+  } satisfies CompletedAttempt;
 }
 
 const freshKey = () => ({

@@ -11,7 +11,7 @@ import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { parseTime } from '../../lib/domain/event';
 import type { Metrics } from '../../lib/metrics';
-import { deliveryStore, subscriptionStore } from '../../lib/services';
+import { deliveryStore, subscriptionDeliveries, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { RecordingQueue } from '../support/recording-queue';
 import { eventAt, LOCK_STATE } from './api';
@@ -92,6 +92,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
       backoff: { baseMs: 1000, maxMs: 300_000 },
     }),
     queue,
+    deliveryStore(),
   );
   const all = [...delivered, failed, hung, deleted, held];
   let settled = false;
@@ -155,6 +156,7 @@ it('counts the attempts of the earlier messages a waiting notification was sent 
         backoff: { baseMs: 1000, maxMs: 300_000 },
       }),
       queue,
+      deliveryStore(),
     );
     const sentAgain = {
       ...x.received,
@@ -164,6 +166,13 @@ it('counts the attempts of the earlier messages a waiting notification was sent 
     expect(await batch.process([sentAgain], metrics)).toEqual([]);
     const [letter] = queue.sent['dead-letter'].map((body) => JSON.parse(body));
     expect(letter).toMatchObject({ subscriptionId: x.subscription.id, attempts: 5 });
+    // What its consumer sees counts them alike: the letter kept with the subscription, and the
+    // cursor's last failure.
+    const owner = x.subscription.owner;
+    const kept = await subscriptionDeliveries().deadLetters(owner, x.subscription.id, { limit: 10 });
+    expect(kept.items).toMatchObject([{ reason: letter.reason, attempts: 5 }]);
+    const status = await subscriptionDeliveries().deliveries(owner, x.subscription.id, { limit: 10 });
+    expect(status.items).toMatchObject([{ lastFailure: { attempts: 5 } }]);
   } finally {
     await refusing.close();
   }

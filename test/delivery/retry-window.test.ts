@@ -45,6 +45,7 @@ class InMemoryDeliveryStore implements DeliveryStore {
     return Promise.allSettled(attempts.map(async () => undefined));
   }
   async releaseDeliveryLease() {}
+  async recordDeadLetter() {}
 }
 
 const consumers: { close(): Promise<void> }[] = [];

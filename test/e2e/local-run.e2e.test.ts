@@ -205,6 +205,10 @@ describe("the README's tour", () => {
       const statusLines = stdout.split('\n').filter((line) => line.startsWith('HTTP/'));
       expect(statusLines.map((line) => line.split(' ')[1])).toEqual(['202', '202', '204', '204']);
       expect(stdout).toContain('"SigningSecret":"whsec_');
+      expect(stdout).toMatch(
+        /\[\{"ResourceAddress":"[^"]+","LastDelivered":\{"Source":"\/sync\/ptp-status\/lock-state"/,
+      );
+      expect(stdout).toContain('{"Redriven":[],"Dropped":[],"More":false}');
       expect(stdout.trimEnd().endsWith('OK')).toBe(true);
       // The initial notification (LOCKED) at subscribe time, then HOLDOVER.
       const values = (await consumer.waitFor(2)).map(

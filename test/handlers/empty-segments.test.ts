@@ -15,11 +15,14 @@ import { handler as deleteSubscription } from '../../functions/delete-subscripti
 import { handler as getPublisher } from '../../functions/get-publisher';
 import { handler as getSubscription } from '../../functions/get-subscription';
 import { handler as health } from '../../functions/health';
+import { handler as listDeadLetters } from '../../functions/list-dead-letters';
+import { handler as listDeliveries } from '../../functions/list-deliveries';
 import { handler as listPublishers } from '../../functions/list-publishers';
 import { handler as listSubscriptions } from '../../functions/list-subscriptions';
 import { handler as notFound } from '../../functions/not-found';
 import { handler as openApi } from '../../functions/openapi';
 import { handler as publishEvent } from '../../functions/publish-event';
+import { handler as redriveDeadLetters } from '../../functions/redrive-dead-letters';
 import { handler as rotateSecret } from '../../functions/rotate-subscription-secret';
 import { ROUTES } from '../../lib/http/routes';
 import { trackConsumers } from '../support/consumer';
@@ -45,6 +48,9 @@ const HANDLERS: Record<string, unknown> = {
   'GET /subscriptions/{subscriptionId}': getSubscription,
   'DELETE /subscriptions/{subscriptionId}': deleteSubscription,
   'POST /subscriptions/{subscriptionId}/secret/rotate': rotateSecret,
+  'GET /subscriptions/{subscriptionId}/deliveries': listDeliveries,
+  'GET /subscriptions/{subscriptionId}/dead-letters': listDeadLetters,
+  'POST /subscriptions/{subscriptionId}/dead-letters/redrive': redriveDeadLetters,
   'GET /publishers': listPublishers,
   'POST /publishers': createPublisher,
   'GET /publishers/{publisherId}': getPublisher,

@@ -16,6 +16,9 @@ const { handler: listSubscriptions } = await import('../../functions/list-subscr
 const { handler: getSubscription } = await import('../../functions/get-subscription');
 const { handler: deleteSubscription } = await import('../../functions/delete-subscription');
 const { handler: deleteAllSubscriptions } = await import('../../functions/delete-all-subscriptions');
+const { handler: listDeliveries } = await import('../../functions/list-deliveries');
+const { handler: listDeadLetters } = await import('../../functions/list-dead-letters');
+const { handler: redriveDeadLetters } = await import('../../functions/redrive-dead-letters');
 
 const ALICE = 'arn:aws:sts::123456789012:assumed-role/vdu-a/alice';
 const BOB = 'arn:aws:sts::123456789012:assumed-role/vdu-b/bob';
@@ -82,6 +85,25 @@ describe('subscriptions belong to the principal that created them', () => {
     );
     expect(aliceDeletesBob.status).toBe(404);
     expect(await list(BOB)).toEqual([bob]);
+
+    // Bob's deliveries and dead letters are his alone, and so is their redrive.
+    for (const [handler, method, suffix] of [
+      [listDeliveries, 'GET', 'deliveries'],
+      [listDeadLetters, 'GET', 'dead-letters'],
+      [redriveDeadLetters, 'POST', 'dead-letters/redrive'],
+    ] as const) {
+      const event = (principal: string) =>
+        httpApiEvent({
+          method,
+          path: `/subscriptions/${bob}/${suffix}`,
+          pathParameters: { subscriptionId: bob },
+          authorizer: as(principal),
+        });
+      const aliceAsks = await invoke(handler, event(ALICE));
+      expect(aliceAsks.status, suffix).toBe(404);
+      expect(aliceAsks.headers['content-type']).toBe('application/problem+json');
+      expect((await invoke(handler, event(BOB))).status, suffix).toBe(200);
+    }
 
     const bobReadsBob = await invoke(
       getSubscription,

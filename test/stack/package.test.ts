@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/emit-gauges';
+import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
 import queues from '../../lib/queue/queues.json';
+import { deadLetterItem } from '../../lib/store/delivery-records';
 import tableSchema from '../../lib/store/table-schema.json';
 import packageJson from '../../package.json';
 import { DEFAULT_CONSUMERS } from '../../scripts/local-queue.mjs';
@@ -78,6 +80,9 @@ const CONSUMER_ROUTES = [
   'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
   'DELETE /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
   'POST /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/secret/rotate',
+  'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/deliveries',
+  'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/dead-letters',
+  'POST /api/ocloudNotifications/v2/subscriptions/{subscriptionId}/dead-letters/redrive',
   'GET /api/ocloudNotifications/v2/{proxy+}',
   'GET /api/ocloudNotifications/v2/publishers',
 ];
@@ -201,6 +206,7 @@ describe('serverless package --stage prod', () => {
       ListSubscriptions: ['dynamodb:GetItem', 'dynamodb:Query'],
       DeleteAllSubscriptions: ['dynamodb:Query', 'dynamodb:UpdateItem', 'sqs:SendMessage'],
       RemoveRetiredSubscriptions: [
+        'dynamodb:BatchWriteItem',
         'dynamodb:DeleteItem',
         'dynamodb:Query',
         'dynamodb:UpdateItem',
@@ -210,7 +216,21 @@ describe('serverless package --stage prod', () => {
         'sqs:SendMessage',
       ],
       GetSubscription: ['dynamodb:BatchGetItem'],
-      DeleteSubscription: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
+      DeleteSubscription: [
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
+      ListDeliveries: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+      ListDeadLetters: ['dynamodb:BatchGetItem', 'dynamodb:Query'],
+      RedriveDeadLetters: [
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:Query',
+        'sqs:SendMessage',
+      ],
       GetCurrentState: ['dynamodb:GetItem'],
       ListPublishers: ['dynamodb:Query'],
       Health: ['dynamodb:GetItem'],
@@ -233,9 +253,12 @@ describe('serverless package --stage prod', () => {
       ],
       Deliver: [
         'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
         'dynamodb:DeleteItem',
         'dynamodb:GetItem',
         'dynamodb:PartiQLUpdate',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
         'dynamodb:UpdateItem',
         'kms:Decrypt',
         'sqs:ChangeMessageVisibility',
@@ -291,6 +314,28 @@ describe('serverless package --stage prod', () => {
       SSESpecification: { SSEEnabled: true },
       DeletionProtectionEnabled: true,
     });
+  });
+
+  it("expires a subscription's dead letters with the table's TTL, 14 days after they were given up on", () => {
+    const deadLetteredAt = '2026-11-24T12:00:00.000Z';
+    const item = deadLetterItem({
+      subscriptionId: 'sub-1',
+      subscriptionCreatedAt: '2026-11-01T00:00:00.000Z',
+      resourceAddress: '/c/s/n/sync/ptp-status/lock-state',
+      publisherId: 'pub-1',
+      event: validateEvent(lockStateEvent({ node: '/c/s/n' })).event,
+      acceptedAt: deadLetteredAt,
+      reason: 'it answered HTTP 400, which is not retried',
+      attempts: 1,
+      deadLetteredAt,
+    });
+    const ttl = iam.template.Resources.NotificationsTable?.Properties.TimeToLiveSpecification as {
+      AttributeName: string;
+    };
+    const fourteenDays = 14 * 24 * 3600;
+    expect(item[ttl.AttributeName]).toBe(Date.parse(deadLetteredAt) / 1000 + fourteenDays);
+    // As long as the deployed dead-letter queue keeps the same letter.
+    expect(iam.template.Resources.DeadLetterQueue?.Properties.MessageRetentionPeriod).toBe(fourteenDays);
   });
 
   it('keeps signing secrets under a retained KMS key with rotation, named to the functions that sign', () => {
@@ -362,7 +407,12 @@ describe('serverless package --stage prod', () => {
       )
       .map(([name]) => name)
       .sort();
-    expect(withKey).toEqual(['ListPublishersLambdaFunction', 'ListSubscriptionsLambdaFunction']);
+    expect(withKey).toEqual([
+      'ListDeadLettersLambdaFunction',
+      'ListDeliveriesLambdaFunction',
+      'ListPublishersLambdaFunction',
+      'ListSubscriptionsLambdaFunction',
+    ]);
   });
 
   it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered, notifying the alarm topic', () => {

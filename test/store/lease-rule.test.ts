@@ -86,7 +86,9 @@ async function cursorIn(state: CursorState) {
   if (state.delivered) {
     const delivery = attempt(pair, state.delivered);
     expect(await lease(delivery)).toEqual({ kind: 'acquired' });
-    await deliveryStore().completeDeliveries([delivery]);
+    const { time, id } = state.delivered;
+    const delivered = { source: '/sync/ptp-status/lock-state', id, time, deliveredAt: Date.now() };
+    await deliveryStore().completeDeliveries([{ ...delivery, delivered }]);
   }
   let holder: DeliveryAttempt | undefined;
   if (state.leaseEndsInMs !== undefined) {

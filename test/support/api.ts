@@ -14,11 +14,14 @@ import { handler as getCurrentStateHandler } from '../../functions/get-current-s
 import { handler as getPublisherHandler } from '../../functions/get-publisher';
 import { handler as getSubscriptionHandler } from '../../functions/get-subscription';
 import { handler as healthHandler } from '../../functions/health';
+import { handler as listDeadLettersHandler } from '../../functions/list-dead-letters';
+import { handler as listDeliveriesHandler } from '../../functions/list-deliveries';
 import { handler as listPublishersHandler } from '../../functions/list-publishers';
 import { handler as listSubscriptionsHandler } from '../../functions/list-subscriptions';
 import { handler as notFoundHandler } from '../../functions/not-found';
 import { handler as openApiHandler } from '../../functions/openapi';
 import { handler as publishEventHandler } from '../../functions/publish-event';
+import { handler as redriveDeadLettersHandler } from '../../functions/redrive-dead-letters';
 import { handler as rotateSecretHandler } from '../../functions/rotate-subscription-secret';
 import { startConsumer } from './consumer';
 import { lockStateEvent, uniqueCluster } from './fixtures';
@@ -133,6 +136,27 @@ export const api = {
       routeKey: `POST ${BASE_PATH}/subscriptions/{subscriptionId}/secret/rotate`,
       pathParameters: { subscriptionId: id },
       ...(body === undefined ? {} : { body }),
+    }),
+  listDeliveries: (id: string, query = '') =>
+    call(listDeliveriesHandler, {
+      method: 'GET',
+      path: `/subscriptions/${id}/deliveries${query}`,
+      routeKey: `GET ${BASE_PATH}/subscriptions/{subscriptionId}/deliveries`,
+      pathParameters: { subscriptionId: id },
+    }),
+  listDeadLetters: (id: string, query = '') =>
+    call(listDeadLettersHandler, {
+      method: 'GET',
+      path: `/subscriptions/${id}/dead-letters${query}`,
+      routeKey: `GET ${BASE_PATH}/subscriptions/{subscriptionId}/dead-letters`,
+      pathParameters: { subscriptionId: id },
+    }),
+  redriveDeadLetters: (id: string) =>
+    call(redriveDeadLettersHandler, {
+      method: 'POST',
+      path: `/subscriptions/${id}/dead-letters/redrive`,
+      routeKey: `POST ${BASE_PATH}/subscriptions/{subscriptionId}/dead-letters/redrive`,
+      pathParameters: { subscriptionId: id },
     }),
   /** A request no route of the HTTP API matches, as its `$default` route receives it. */
   unrouted: (method: string, path: string) => call(notFoundHandler, { method, path, routeKey: '$default' }),

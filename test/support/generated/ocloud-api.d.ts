@@ -76,6 +76,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/subscriptions/{subscriptionId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any string that is not a known id is a 404. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * What the subscription's consumer received, per address
+         * @description One entry per resource address the subscription has received notifications for (for a day after the last one): the newest event delivered there and the last failed attempt, if any, worded as a dead letter's reason. Paged like the other lists.
+         */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscriptionId}/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any string that is not a known id is a 404. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The notifications given up on for the subscription
+         * @description Oldest event first. A dead letter is kept for 14 days, or until it is redriven or its subscription deleted. Paged like the other lists.
+         */
+        get: operations["listDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/subscriptions/{subscriptionId}/dead-letters/redrive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any string that is not a known id is a 404. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver the subscription's dead letters again
+         * @description Puts up to 100 of the oldest dead letters back for delivery, each with a new retry window, and removes them from the list; `More` says whether to call again. A consumer never receives an older event for an address after a newer one: of several letters for one address only the newest is sent, and not even that one when the consumer has received it or a newer event since. The others are reported in `Dropped`.
+         */
+        post: operations["redriveDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/{ResourceAddress}/CurrentState": {
         parameters: {
             query?: never;
@@ -275,6 +344,56 @@ export interface components {
              * @description Until then notifications also carry the previous secret's signature.
              */
             PreviousSecretValidUntil: string;
+        };
+        DeliveryStatus: {
+            ResourceAddress: components["schemas"]["ResourceAddress"];
+            /** @description The newest event the consumer answered with a 2xx. */
+            LastDelivered?: {
+                Source: string;
+                Id: string;
+                Time: string;
+                /** Format: date-time */
+                DeliveredAt: string;
+                /** @description From the event's acceptance to the 2xx; absent for the initial notification of a subscribe. */
+                LatencyMs?: number;
+            };
+            /** @description The last failed attempt, retried until the retry window ends. */
+            LastFailure?: {
+                /** Format: date-time */
+                FailedAt: string;
+                /** @example it answered HTTP 503 */
+                Reason: string;
+                /** @description Attempts of that notification so far. */
+                Attempts: number;
+            };
+        };
+        DeadLetter: {
+            ResourceAddress: components["schemas"]["ResourceAddress"];
+            Event: components["schemas"]["Event"];
+            /** @example the retry window of 3600 s ended; last failure: it answered HTTP 503 */
+            Reason: string;
+            Attempts: number;
+            /** Format: date-time */
+            AcceptedAt: string;
+            /** Format: date-time */
+            DeadLetteredAt: string;
+        };
+        RedriveOutcome: {
+            Redriven: {
+                ResourceAddress: components["schemas"]["ResourceAddress"];
+                Source: string;
+                Id: string;
+                Time: string;
+            }[];
+            Dropped: {
+                ResourceAddress: components["schemas"]["ResourceAddress"];
+                Source: string;
+                Id: string;
+                Time: string;
+                Reason: string;
+            }[];
+            /** @description More dead letters are left: call again. */
+            More: boolean;
         };
         PublisherRequest: {
             ResourceAddress: components["schemas"]["ResourceAddress"];
@@ -651,6 +770,101 @@ export interface operations {
             404: components["responses"]["NotFound"];
             405: components["responses"]["MethodNotAllowed"];
             413: components["responses"]["TooLarge"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000. Out of range or not an integer: 400. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque and tamper-evident, taken from a `Link` header; a forged or stale cursor, or one from another filter or principal, is a 400. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Any string that is not a known id is a 404. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery status per address (one page of them when a `Link` header is present). */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryStatus"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 1000. Out of range or not an integer: 400. */
+                limit?: components["parameters"]["Limit"];
+                /** @description Opaque and tamper-evident, taken from a `Link` header; a forged or stale cursor, or one from another filter or principal, is a 400. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /** @description Any string that is not a known id is a 404. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The dead letters (one page of them when a `Link` header is present). */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeadLetter"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    redriveDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Any string that is not a known id is a 404. */
+                subscriptionId: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What was put back, and what was dropped and why. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RedriveOutcome"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            405: components["responses"]["MethodNotAllowed"];
             503: components["responses"]["Unavailable"];
         };
     };

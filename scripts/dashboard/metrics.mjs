@@ -1,0 +1,121 @@
+// @ts-check
+/**
+ * The local dashboard's data: the widgets of the CloudWatch dashboard (scripts/stack/dashboard.cjs)
+ * that show the service's own metrics, fed by the embedded-metric records the handlers print —
+ * the records `npm start`'s status line counts and CloudWatch reads when deployed. The queue and
+ * API Gateway widgets have no local source and are left out.
+ */
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const cloudWatchDashboard = require('../stack/dashboard.cjs');
+
+/** The CloudWatch dashboard keeps an hour of one-minute points in view; so does this one. */
+const WINDOW_MS = 3600_000;
+
+/**
+ * @typedef {{ name: string, stat: string, label: string }} MetricLine
+ * @typedef {{ title: string, periodMs: number, lines: MetricLine[] }} Widget
+ * @typedef {{ label: string, name: string, stat: string, headline: number | null, points: [number, number][] }} Series
+ */
+
+/**
+ * The dashboard's metric widgets whose every line is one of the service's metrics, as defined
+ * for the stage `local`.
+ * @returns {Promise<Widget[]>}
+ */
+export async function localWidgets() {
+  /** @type {Record<string, string>} */
+  const variables = { 'self:service': 'ocloud-notifications', 'sls:stage': 'local' };
+  const resource = await cloudWatchDashboard({ resolveVariable: async (name) => variables[name] ?? '' });
+  /** @type {{ widgets: Array<{ type: string, properties: { title: string, period?: number, metrics?: unknown[][] } }> }} */
+  const body = JSON.parse(resource.Properties.DashboardBody['Fn::Sub']);
+  return body.widgets
+    .filter(
+      (w) =>
+        w.type === 'metric' && w.properties.metrics?.every((m) => m[0] === cloudWatchDashboard.NAMESPACE),
+    )
+    .map((w) => ({
+      title: w.properties.title,
+      periodMs: (w.properties.period ?? 60) * 1000,
+      lines: (w.properties.metrics ?? []).map((m) => {
+        const options = /** @type {{ stat: string, label?: string }} */ (m.at(-1));
+        const name = String(m[1]);
+        return { name, stat: options.stat, label: options.label ?? name };
+      }),
+    }));
+}
+
+/**
+ * The values each metric had over the last hour, by time, from the EMF records handed to `record`.
+ * @param {{ now?: () => number }} [options]
+ */
+export function createMetricsHistory({ now = Date.now } = {}) {
+  /** @type {Map<string, Array<[number, number]>>} metric name → [time, value] in arrival order */
+  const seen = new Map();
+  return {
+    /** @param {Record<string, any>} record one EMF record */
+    record(record) {
+      const time = Number(record._aws?.Timestamp) || now();
+      for (const directive of record._aws?.CloudWatchMetrics ?? []) {
+        if (directive.Namespace !== cloudWatchDashboard.NAMESPACE) continue;
+        for (const { Name } of directive.Metrics ?? []) {
+          if (record[Name] === undefined) continue;
+          const list = seen.get(Name) ?? [];
+          seen.set(Name, list);
+          for (const value of [record[Name]].flat()) list.push([time, Number(value) || 0]);
+        }
+      }
+      const since = now() - WINDOW_MS;
+      for (const list of seen.values()) {
+        const kept = list.findIndex(([t]) => t >= since);
+        list.splice(0, kept === -1 ? list.length : kept);
+      }
+    },
+    /**
+     * The widget's lines as the CloudWatch widget computes them, one point per period, and a
+     * headline: the hour's total for a Sum, the latest value for a gauge, the hour's percentile.
+     * @param {Widget} widget
+     * @returns {Series[]}
+     */
+    series(widget) {
+      return widget.lines.map(({ name, stat, label }) => {
+        const values = seen.get(name) ?? [];
+        /** @type {Map<number, number[]>} */
+        const periods = new Map();
+        for (const [time, value] of values) {
+          const start = time - (time % widget.periodMs);
+          const period = periods.get(start);
+          if (period) period.push(value);
+          else periods.set(start, [value]);
+        }
+        const points = /** @type {[number, number][]} */ (
+          [...periods].sort((a, b) => a[0] - b[0]).map(([start, list]) => [start, statistic(stat, list)])
+        );
+        const all = values.map(([, value]) => value);
+        // A count with no record is 0, as the status line says; a gauge or latency not known yet is not.
+        let headline = stat === 'Sum' ? 0 : null;
+        if (all.length > 0)
+          headline = stat === 'Sum' || /^p\d/.test(stat) ? statistic(stat, all) : (all.at(-1) ?? null);
+        return { label, name, stat, headline, points };
+      });
+    },
+  };
+}
+
+/**
+ * CloudWatch's statistics that the dashboard uses: Sum, Maximum, Minimum, Average and pNN
+ * (nearest rank).
+ * @param {string} stat @param {number[]} values
+ */
+function statistic(stat, values) {
+  if (stat === 'Sum') return values.reduce((sum, v) => sum + v, 0);
+  if (stat === 'Maximum') return values.reduce((max, v) => Math.max(max, v), -Infinity);
+  if (stat === 'Minimum') return values.reduce((min, v) => Math.min(min, v), Infinity);
+  if (stat === 'Average') return values.reduce((sum, v) => sum + v, 0) / values.length;
+  const percentile = /^p(\d+(\.\d+)?)$/.exec(stat);
+  if (!percentile) throw new Error(`the local dashboard has no statistic ${stat}`);
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.ceil((Number(percentile[1]) / 100) * sorted.length);
+  return sorted[Math.max(0, rank - 1)] ?? 0;
+}
