@@ -1,12 +1,14 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The node agent's real-daemon tests need root, ptp4l and gpsd: npm run test:agent.
+    exclude: [...configDefaults.exclude, 'test/agent/daemons/**'],
     // One in-memory DynamoDB Local (free port) with the table for the whole run; its endpoint and
     // table name reach process.env in each worker before any lib/ module is imported.
     globalSetup: ['test/support/dynamodb.ts'],
-    setupFiles: ['test/support/env.ts'],
+    setupFiles: ['test/support/env.ts', 'test/support/quiet-logs.ts'],
     env: {
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       AWS_REGION: 'us-east-1',
@@ -19,7 +21,7 @@ export default defineConfig({
       AWS_EMF_ENVIRONMENT: 'Local',
     },
     hookTimeout: 90_000,
-    // Handlers print EMF and log lines; show them only for tests that fail.
+    // Console output only for tests that fail (the logger's stdout lines: test/support/quiet-logs.ts).
     silent: 'passed-only',
     testTimeout: 30_000,
   },

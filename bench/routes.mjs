@@ -596,12 +596,12 @@ function subscribeRoute(kind) {
     storeBudget:
       kind === 'exact'
         ? {
-            allowed: { BatchGetItem: 1, TransactWriteItems: 1 },
-            text: 'one transaction + sanity POST, after one read for 409/404',
+            allowed: { BatchGetItem: 1, TransactWriteItems: 1, GetItem: 1 },
+            text: 'one transaction + sanity POST, after one read for 409/404, then the state read again',
           }
         : {
-            allowed: { BatchGetItem: 2, Query: 1, TransactWriteItems: 1 },
-            text: 'the same + a query and a read of the covered states',
+            allowed: { BatchGetItem: 3, Query: 2, TransactWriteItems: 1, GetItem: 1 },
+            text: 'the same + a query and a read of the covered states, each time',
           },
     fn: 'createSubscription',
     sample: async (fx) => {
@@ -620,7 +620,7 @@ function subscribeRoute(kind) {
             ? async () => {
                 const event = lockStateEvent(fx.reading?.node ?? '', nextTime());
                 return {
-                  label: 'BatchGetItem + sanity POST + TransactWriteItems',
+                  label: 'BatchGetItem + sanity POST + TransactWriteItems + GetItem',
                   steps: [
                     {
                       command: 'BatchGet',
@@ -650,6 +650,14 @@ function subscribeRoute(kind) {
                         initial: { resourceAddress: address, event },
                       }),
                     },
+                    {
+                      command: 'Get',
+                      input: {
+                        TableName: T,
+                        Key: keys.publisherState(publisherIdFor(address)),
+                        ConsistentRead: true,
+                      },
+                    },
                   ],
                 };
               }
@@ -664,18 +672,21 @@ function subscribeRoute(kind) {
           const id = subscriptionIdFor(principal, bare.ResourceAddress, bare.EndpointUri);
           const key = keys.subscription(id);
           const exactState = keys.publisherState(publisherIdFor(address));
-          const first = await batchGet(fx.db, [key, exactState, keys.owner(principal)]);
-          let state = first.find((item) => item.sk === exactState.sk);
-          if (!state) {
+          const statesUnder = async () => {
             const tree = await query(fx.db, {
               TableName: T,
               IndexName: 'publisherTree',
               KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
               ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
             });
-            const stateKeys = (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk }));
-            [state] = await batchGet(fx.db, stateKeys);
-          }
+            return batchGet(
+              fx.db,
+              (tree.Items ?? []).map((item) => ({ pk: item.pk, sk: item.sk })),
+            );
+          };
+          const first = await batchGet(fx.db, [key, exactState, keys.owner(principal)]);
+          let state = first.find((item) => item.sk === exactState.sk);
+          if (!state) [state] = await statesUnder();
           const event = JSON.parse(String(state?.event));
           await fx.sanityPost(bare.EndpointUri, event);
           await fx.db.send(
@@ -691,6 +702,11 @@ function subscribeRoute(kind) {
               }),
             ),
           );
+          // The states read again once the subscription exists.
+          const again = await fx.db.send(
+            new sdk.GetCommand({ TableName: T, Key: exactState, ConsistentRead: true }),
+          );
+          if (!again.Item) await statesUnder();
         },
       };
     },

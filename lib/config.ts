@@ -154,7 +154,9 @@ export function loadConfig(env: Env): Config {
       ),
       allowList: allowList(env),
     },
-    sanityCheckTimeoutMs: positiveInt(env, 'SANITY_CHECK_TIMEOUT_MS', 2000, 60_000),
+    // 1 s: the whole subscribe, this wait included, stays well inside the 2 s after which Red Hat's
+    // client gives up (and, seeing no answer, may retry, meet a 409 and delete all it owns).
+    sanityCheckTimeoutMs: positiveInt(env, 'SANITY_CHECK_TIMEOUT_MS', 1000, 60_000),
     deliveryTimeoutMs: positiveInt(env, 'DELIVERY_TIMEOUT_MS', 2000, 60_000),
     dedupTtlSeconds: positiveInt(env, 'DEDUP_TTL_SECONDS', 7 * 24 * 3600, 366 * 24 * 3600),
     // 2 s: far above the skew of NTP- or PTP-disciplined clocks (milliseconds, and under 1 s after

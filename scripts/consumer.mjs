@@ -1,50 +1,81 @@
 // @ts-check
 /**
- * A sample O-Cloud event consumer: prints each notification it receives and answers 204.
+ * A sample O-Cloud event consumer: verifies every request as Standard Webhooks (the standardwebhooks
+ * library), prints each notification, answers 204, or 401 and what failed.
  * `npm run consumer` (CONSUMER_PORT, default 9090; not PORT, which is npm start's); subscribe
- * http://127.0.0.1:9090/events.
+ * http://127.0.0.1:9090/events with the secret in .data/consumer-secret as "SigningSecret"
+ * (made on the first run and kept; SIGNING_SECRET overrides it). `npm run simulate` and the
+ * README's tour read it there. `GET /events` answers how many arrived: {"verified": n, "rejected": n}.
  */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { pathToFileURL } from 'node:url';
+import { Webhook } from 'standardwebhooks';
 
-const port = Number(process.env.CONSUMER_PORT || 9090);
-let count = 0;
+export const SECRET_FILE = '.data/consumer-secret';
 
-const server = http.createServer((req, res) => {
-  let raw = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk) => {
-    if (raw.length < 1_000_000) raw += chunk;
-  });
-  req.on('end', () => {
-    res.writeHead(204).end();
-    count += 1;
-    let summary = raw;
-    try {
-      const event = JSON.parse(raw);
-      const values = (event.data?.values ?? [])
-        .map(
-          (/** @type {{ ResourceAddress: string, value: unknown }} */ v) =>
-            `${v.ResourceAddress} = ${v.value}`,
-        )
-        .join(', ');
-      summary = `${event.type} @ ${event.time}: ${values}`;
-    } catch {
-      // not JSON: print it as it came
+/** The consumer's signing secret: SIGNING_SECRET, or the one kept in SECRET_FILE, made if missing. */
+export function consumerSecret() {
+  if (process.env.SIGNING_SECRET) return { secret: process.env.SIGNING_SECRET, from: 'SIGNING_SECRET' };
+  if (existsSync(SECRET_FILE)) return { secret: readFileSync(SECRET_FILE, 'utf8').trim(), from: SECRET_FILE };
+  mkdirSync('.data', { recursive: true });
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  writeFileSync(SECRET_FILE, `${secret}\n`, { mode: 0o600 });
+  return { secret, from: `${SECRET_FILE} (made now)` };
+}
+
+/** @param {any} event */
+function summary(event) {
+  const values = (event?.data?.values ?? [])
+    .map((/** @type {{ ResourceAddress: string, value: unknown }} */ v) => `${v.ResourceAddress}=${v.value}`)
+    .join(' ');
+  return `${event?.type} @ ${event?.time}: ${values}`;
+}
+
+function main() {
+  const port = Number(process.env.CONSUMER_PORT || 9090);
+  const { secret, from } = consumerSecret();
+  const webhook = new Webhook(secret);
+  const counts = { verified: 0, rejected: 0 };
+
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
+      return;
     }
-    const id = req.headers['webhook-id'] ?? '-';
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => {
+      if (raw.length < 1_000_000) raw += chunk;
+    });
+    req.on('end', () => {
+      const head = `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
+      try {
+        const event = webhook.verify(raw, /** @type {Record<string, string>} */ (req.headers));
+        res.writeHead(204).end();
+        counts.verified += 1;
+        console.log(`#${counts.verified} ${head} verified\n   ${summary(event)}`);
+      } catch (error) {
+        res.writeHead(401).end();
+        counts.rejected += 1;
+        const reason = error instanceof Error ? error.message : String(error);
+        console.log(`REJECTED ${head}: ${reason} (answered 401; was it subscribed with this secret?)`);
+      }
+    });
+  });
+  server.listen(port, '127.0.0.1', () => {
     console.log(
-      `#${count} ${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${id}\n   ${summary}`,
+      `Sample consumer listening on http://127.0.0.1:${port}/events, verifying every request with the secret from ${from} (Ctrl-C stops it)`,
     );
   });
-});
-
-server.listen(port, '127.0.0.1', () => {
-  console.log(`Sample consumer listening on http://127.0.0.1:${port}/events (Ctrl-C stops it)`);
-});
-for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
-  process.on(signal, () => {
-    server.close();
-    server.closeAllConnections();
-    process.exit(0);
-  });
+  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+    process.on(signal, () => {
+      server.close();
+      server.closeAllConnections();
+      process.exit(0);
+    });
+  }
 }
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) main();

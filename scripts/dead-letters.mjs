@@ -108,6 +108,10 @@ export function runDeadLetters(args, path = QUEUE_FILE) {
       ...missing.map((id) => `no dead letter ${id}`),
       `${moved.length} redriven.`,
     ];
+    if (moved.some((message) => message.queue === 'delivery'))
+      lines.push(
+        "npm start's console says so if one is dropped rather than delivered (a newer event delivered since, or its subscription gone).",
+      );
     return { code: missing.length > 0 ? 1 : 0, text: lines.join('\n') };
   } finally {
     store.close();

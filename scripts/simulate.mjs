@@ -3,15 +3,20 @@
  * A node-agent simulator: registers publishers for 2 clusters × 2 sites × 3 nodes, subscribes the
  * sample consumer (`npm run consumer`) to one cluster, and plays realistic PTP/GNSS transitions of
  * the contract's catalogue — GNSS loss, LOCKED → HOLDOVER → FREERUN and back, clock class
- * 6 → 7 → 248 → 6 — then stops by itself.
+ * 6 → 7 → 248 → 6 — then stops by itself. Values go on the wire as strings, as O-RAN and Red Hat's
+ * sdk-go write them (`"LOCKED"`, `"-3"`).
  *
- * Env: BASE_URL (default http://127.0.0.1:3000), CONSUMER_URL (default http://127.0.0.1:9090/events),
- * STEPS (default 18: every node plays the whole story, recovery included), INTERVAL_MS (default 1500).
+ * It subscribes with the sample consumer's secret (.data/consumer-secret, or SIGNING_SECRET), and
+ * ends by asking the consumer how many notifications it verified: none is a failure (exit 1).
+ *
+ * Env: PORT and CONSUMER_PORT as for `npm start` and `npm run consumer` (3000, 9090); STEPS
+ * (default 18: every node plays the whole story, recovery included), INTERVAL_MS (default 1500).
  */
 import { randomUUID } from 'node:crypto';
+import { consumerSecret } from './consumer.mjs';
 
-const API = `${(process.env.BASE_URL || 'http://127.0.0.1:3000').replace(/\/+$/, '')}/api/ocloudNotifications/v2`;
-const CONSUMER_URL = process.env.CONSUMER_URL || 'http://127.0.0.1:9090/events';
+const API = `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`;
+const CONSUMER_URL = `http://127.0.0.1:${process.env.CONSUMER_PORT || 9090}/events`;
 const INTERVAL_MS = Number(process.env.INTERVAL_MS || 1500);
 
 const CLUSTERS = ['east-edge-1', 'west-edge-2'];
@@ -65,11 +70,12 @@ async function call(method, path, body) {
     const cause =
       error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
     throw new Error(
-      `No O-Cloud Notification service answers at ${API} (${cause}). Start it with npm start, or set BASE_URL.`,
+      `No O-Cloud Notification service answers at ${API} (${cause}). Start it with npm start, or set PORT to its port.`,
     );
   }
   const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  const location = response.headers.get('location') ?? undefined;
+  return { status: response.status, body: text ? JSON.parse(text) : undefined, location };
 }
 
 /** @param {string} address */
@@ -101,11 +107,18 @@ function eventFor(kind, address, time, [gnss, lock, clockClass, sync, offset]) {
     case 'lock':
       values = [
         { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: lock },
-        { data_type: 'metric', ResourceAddress: address, value_type: 'decimal64.3', value: offset },
+        { data_type: 'metric', ResourceAddress: address, value_type: 'decimal64.3', value: String(offset) },
       ];
       break;
     case 'clockClass':
-      values = [{ data_type: 'metric', ResourceAddress: address, value_type: 'metric', value: clockClass }];
+      values = [
+        {
+          data_type: 'metric',
+          ResourceAddress: address,
+          value_type: 'decimal64.3',
+          value: String(clockClass),
+        },
+      ];
       break;
     case 'gnss':
       values = [
@@ -138,10 +151,17 @@ async function main() {
     }
   }
   const parent = `/${CLUSTERS[0]}`;
+  const { secret } = consumerSecret();
   const subscribed = await call('POST', '/subscriptions', {
     ResourceAddress: parent,
     EndpointUri: CONSUMER_URL,
+    SigningSecret: secret,
   });
+  if (subscribed.status === 409) {
+    // Subscribed by an earlier run, perhaps with another secret: sign with the consumer's from now on.
+    const id = subscribed.location?.split('/').pop();
+    if (id) await call('POST', `/subscriptions/${id}/secret/rotate`, { SigningSecret: secret });
+  }
   if (subscribed.status === 201 || subscribed.status === 409) {
     console.log(`Consumer ${CONSUMER_URL} subscribed to ${parent} (every node of that cluster)`);
   } else {
@@ -150,6 +170,7 @@ async function main() {
         'Is the sample consumer running? npm run consumer',
     );
   }
+  const before = await consumerCounts();
 
   let published = 0;
   for (let tick = 0; tick < STEPS; tick++) {
@@ -178,7 +199,46 @@ async function main() {
     );
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
   }
-  console.log(`Done: ${published} events published in ${STEPS} steps.`);
+  console.log(`${published} events published in ${STEPS} steps.`);
+
+  // Delivery takes milliseconds; a few seconds cover a busy machine.
+  let after = await consumerCounts();
+  for (
+    let waited = 0;
+    waited < 10_000 && after && before && after.verified === before.verified;
+    waited += 500
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    after = await consumerCounts();
+  }
+  if (!after || !before) {
+    console.log(`Done. (${CONSUMER_URL} is not the sample consumer: it could not say what arrived.)`);
+    return;
+  }
+  const verified = after.verified - before.verified;
+  const rejected = after.rejected - before.rejected;
+  if (verified === 0 || rejected > 0) {
+    console.error(
+      `${verified === 0 ? 'Nothing arrived' : `${verified} notifications arrived`} at ${CONSUMER_URL}` +
+        `${rejected > 0 ? `, and it rejected ${rejected} that it could not verify (see its terminal)` : ''}.`,
+    );
+    process.exitCode = 1;
+    return;
+  }
+  console.log(`Done: the consumer verified ${verified} notifications.`);
+}
+
+/** What the sample consumer has counted (its GET), or undefined when it does not answer so. */
+async function consumerCounts() {
+  try {
+    const response = await fetch(CONSUMER_URL, { signal: AbortSignal.timeout(2000) });
+    const counts = /** @type {{ verified?: unknown, rejected?: unknown }} */ (await response.json());
+    return typeof counts?.verified === 'number'
+      ? { verified: counts.verified, rejected: Number(counts.rejected) }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 main().catch((error) => {

@@ -4,9 +4,12 @@
  *
  * The counts come from what the handlers already print: their embedded-metric records (one JSON
  * line with `_aws` per invocation that counted something), the same records CloudWatch reads
- * when deployed. Error log lines and anything unexpected are still shown; offline's banner, its
- * per-request lines and the handlers' info and warning lines are not (a consumer that keeps
- * failing shows as a growing "failed attempts", dead letters get a line of their own).
+ * when deployed: subscriptions and publishers are the table's totals as last reported, the rest
+ * are counted since this `npm start` began (the line says so; nothing keeps them across runs).
+ * Error log lines, the `notice` of a log line that has one, and anything unexpected are still
+ * shown; offline's banner, its per-request lines and the handlers' other info and warning lines
+ * are not (a consumer that keeps failing shows as a growing "failed attempts", dead letters get a
+ * line of their own).
  */
 
 /** @typedef {{ published: number, delivered: number, failed: number, deadLettered: number, subscriptions?: number, publishers?: number }} Counts */
@@ -81,7 +84,9 @@ export function createLocalConsole({
       if (debug) return print(text);
       if (json?._aws) return;
       if (json && typeof json.level === 'string') {
-        if (json.level === 'error')
+        // A line meant for whoever runs the service (a redriven dead letter dropped) says so.
+        if (typeof json.notice === 'string') print(json.notice);
+        else if (json.level === 'error')
           print(`error: ${json.message ?? text}${json.route ? ` (${json.route})` : ''}`);
         return;
       }
@@ -93,7 +98,7 @@ export function createLocalConsole({
       const text = [
         `subscriptions ${known(counts.subscriptions)}`,
         `publishers ${known(counts.publishers)}`,
-        `events published ${counts.published}`,
+        `since start: events published ${counts.published}`,
         `delivered ${counts.delivered}`,
         `failed attempts ${counts.failed}`,
         `dead-lettered ${counts.deadLettered}`,

@@ -77,7 +77,7 @@ export class Deliverer {
       this.subscriptions.run(message.subscriptionId),
       this.leases.run(cursor),
     ]);
-    if (!subscription) {
+    if (!subscription || !isFor(message, subscription)) {
       if (lease.kind === 'acquired') await this.release(cursor);
       return { kind: 'dropped', why: 'subscription deleted', failed: false };
     }
@@ -189,6 +189,17 @@ export function completedAttempt(
   const { source, id, time } = message.event;
   const latencyMs = Math.max(0, deliveredAt - Date.parse(message.acceptedAt));
   return { ...cursor, delivered: { source, id, time, deliveredAt, latencyMs } };
+}
+
+/**
+ * Whether the message was queued for this subscription rather than for an earlier one of the same
+ * id that delete-all retired: that one's notifications are never sent, not even to its successor,
+ * whose initial notification may have carried the same event already.
+ */
+function isFor(message: DeliveryMessage, subscription: Subscription): boolean {
+  return (
+    message.subscriptionCreatedAt === undefined || message.subscriptionCreatedAt === subscription.createdAt
+  );
 }
 
 /**

@@ -69,6 +69,7 @@ export class DeliveryBatch {
         metrics.deliveryLatency(result.latencyMs);
         return false;
       case 'dropped':
+        if (notification.redriven) reportDroppedRedrive(notification, result.why);
         return false;
       case 'dead-letter':
         return this.deadLetter(result.letter, metrics, result.letter);
@@ -119,4 +120,25 @@ export class DeliveryBatch {
     metrics.count('NotificationsDeadLettered');
     return false;
   }
+}
+
+const DROPPED_BECAUSE = {
+  superseded: 'a newer event for the address has been delivered to the subscription since',
+  'subscription deleted': 'its subscription no longer exists (deleted, or made anew after a delete-all)',
+  gone: 'the consumer answered 410 Gone, so its subscription was deleted',
+} as const;
+
+/**
+ * A redriven dead letter that is not delivered after all: whoever redrove it is told why (`npm
+ * start` prints a line's `notice`; deployed, it is in the deliver function's log).
+ */
+function reportDroppedRedrive(notification: DeliveryMessage, why: keyof typeof DROPPED_BECAUSE): void {
+  const { subscriptionId, resourceAddress, event } = notification;
+  logger.warn('redriven notification dropped', {
+    notice: `redriven notification dropped: event ${event.source} ${event.id} at ${resourceAddress} for subscription ${subscriptionId}: ${DROPPED_BECAUSE[why]}`,
+    subscriptionId,
+    resourceAddress,
+    eventId: event.id,
+    why,
+  });
 }

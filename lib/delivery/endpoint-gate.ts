@@ -1,7 +1,7 @@
 import type { NotificationEvent } from '../domain/event';
 import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
-import { describeFailure, postJson } from './http-sender';
+import { describeFailure, postJson, probeConnection } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
 import { webhookHeaders, webhookId } from './webhook';
 
@@ -13,16 +13,28 @@ export class HttpEndpointGate implements EndpointGate {
     private readonly userAgent: string,
   ) {}
 
-  async assertAllowed(endpoint: URL): Promise<void> {
+  async assertAllowed(endpoint: URL, deadline: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), remaining(deadline));
+    });
     try {
-      await resolveAndCheck(endpoint.hostname, this.policy);
+      const outcome = await Promise.race([resolveAndCheck(endpoint.hostname, this.policy), late]);
+      if (outcome === 'late') {
+        throw new BadRequestError(
+          `EndpointUri host ${endpoint.hostname} could not be resolved within ${this.timeoutMs} ms`,
+        );
+      }
     } catch (error) {
+      if (error instanceof BadRequestError) throw error;
       if (error instanceof EndpointForbiddenError) {
         throw new BadRequestError(
           `EndpointUri host ${endpoint.hostname} is not allowed: ${error.message}; the delivery network policy refuses it`,
         );
       }
       throw new BadRequestError(`EndpointUri host ${endpoint.hostname} cannot be resolved`);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -30,14 +42,23 @@ export class HttpEndpointGate implements EndpointGate {
     endpointUri: string,
     event: NotificationEvent,
     secrets: readonly string[],
+    deadline: number,
   ): Promise<string | undefined> {
     const body = JSON.stringify(event);
     const outcome = await postJson(endpointUri, body, {
       headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets),
-      timeoutMs: this.timeoutMs,
+      timeoutMs: remaining(deadline),
       policy: this.policy,
       userAgent: this.userAgent,
     });
     return describeFailure(outcome, this.timeoutMs);
   }
+
+  probe(endpointUri: string, deadline: number): Promise<string | undefined> {
+    return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy });
+  }
+}
+
+function remaining(deadline: number): number {
+  return Math.max(0, deadline - Date.now());
 }

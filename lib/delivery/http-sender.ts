@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Socket } from 'node:net';
+import net, { type Socket } from 'node:net';
+import tls from 'node:tls';
 import { parseIp } from '../net/ip';
 import { createPolicyLookup, ENDPOINT_FORBIDDEN, type NetworkPolicy, unbracket } from './network-policy';
 
@@ -163,6 +164,49 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
       else finish({ kind: 'network-error', reason: err.code ? `${err.code}: ${err.message}` : err.message });
     });
     req.end(body);
+  });
+}
+
+/**
+ * Opens a connection to the URL's host and port as a delivery would (the same network policy, the
+ * address checked where it is connected to), completes the TLS handshake for https (the
+ * certificate verified for the host name), and closes it without sending anything. Undefined when
+ * it connected within `timeoutMs`; otherwise why not.
+ */
+export function probeConnection(
+  url: string,
+  opts: Pick<PostJsonOptions, 'timeoutMs' | 'policy'>,
+): Promise<string | undefined> {
+  const target = new URL(url);
+  const host = unbracket(target.hostname);
+  if (parseIp(host)) {
+    const verdict = opts.policy.check(host);
+    if (!verdict.allowed) return Promise.resolve(`refused by the network policy: ${verdict.reason}`);
+  }
+  const isHttps = target.protocol === 'https:';
+  const port = Number(target.port || (isHttps ? 443 : 80));
+  return new Promise((resolve) => {
+    const options = { host, port, lookup: lookupFor(opts.policy), timeout: opts.timeoutMs };
+    const socket = isHttps
+      ? tls.connect({ ...options, ...(parseIp(host) ? {} : { servername: host }) })
+      : net.connect(options);
+    const finish = (failure: string | undefined) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(failure);
+    };
+    const timer = setTimeout(() => finish(`no connection within ${opts.timeoutMs} ms`), opts.timeoutMs);
+    socket.once(isHttps ? 'secureConnect' : 'connect', () => {
+      if (socket.remoteAddress) {
+        const verdict = opts.policy.check(socket.remoteAddress);
+        if (!verdict.allowed) return finish(`refused by the network policy: ${verdict.reason}`);
+      }
+      finish(undefined);
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === ENDPOINT_FORBIDDEN) finish(`refused by the network policy: ${err.message}`);
+      else finish(`connection failed: ${err.code ? `${err.code}: ${err.message}` : err.message}`);
+    });
   });
 }
 

@@ -24,6 +24,12 @@ export interface FanOutContinuation {
 export interface DeliveryMessage extends AcceptedEvent {
   readonly kind: 'delivery';
   readonly subscriptionId: string;
+  /**
+   * Which subscription of that id: a consumer that deletes all and subscribes again gets the same
+   * id, and what was queued for the retired subscription is not for the new one. Absent in
+   * messages queued before it was added: those go to whichever subscription has the id.
+   */
+  readonly subscriptionCreatedAt?: string;
   /** When delivery to this subscription began: the retry window is counted from here. */
   readonly enqueuedAt: string;
   /**
@@ -33,6 +39,12 @@ export interface DeliveryMessage extends AcceptedEvent {
    * receives over for the back-off. Absent: none.
    */
   readonly attemptsMade?: number;
+  /**
+   * A dead letter put back by a redrive (kept when a lease wait sends it again): if it is dropped
+   * rather than delivered, the deliver function says why, since the person who redrove it waits
+   * for it.
+   */
+  readonly redriven?: true;
 }
 
 /** On the dead-letter queue: what could not be delivered, to whom, and why. */
@@ -66,6 +78,7 @@ export function deliveryMessage(
   return {
     kind: 'delivery',
     subscriptionId: subscription.id,
+    subscriptionCreatedAt: subscription.createdAt,
     ...acceptedPart(accepted),
     enqueuedAt: now.toISOString(),
   };
@@ -107,13 +120,19 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');
   }
+  const createdAt = input.subscriptionCreatedAt;
+  const subscription = {
+    subscriptionId: text(input, 'subscriptionId'),
+    ...(typeof createdAt === 'string' ? { subscriptionCreatedAt: createdAt } : {}),
+  };
   if (input.kind === 'dead-letter') {
     // A new window, and no attempts made in it yet.
     return {
       kind: 'delivery',
-      subscriptionId: text(input, 'subscriptionId'),
+      ...subscription,
       ...parseAccepted(input),
       enqueuedAt: redrivenAt.toISOString(),
+      redriven: true,
     };
   }
   const attemptsMade = input.attemptsMade;
@@ -122,10 +141,11 @@ export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()
   }
   return {
     kind: 'delivery',
-    subscriptionId: text(input, 'subscriptionId'),
+    ...subscription,
     ...parseAccepted(input),
     enqueuedAt: text(input, 'enqueuedAt'),
     ...(attemptsMade ? { attemptsMade: Number(attemptsMade) } : {}),
+    ...(input.redriven === true ? { redriven: true } : {}),
   };
 }
 

@@ -43,16 +43,30 @@ export interface DeliveryPort {
 
 /** The consumer endpoints as the subscribe path sees them. */
 export interface EndpointGate {
-  /** How long the initial notification may take to be answered (the sanity-check time-out). */
+  /**
+   * How long one subscribe's endpoint checks may take together (the sanity-check time-out): the
+   * name's lookup, then the initial notification's answer or the connection. Each method is given
+   * a `deadline` (ms since the epoch) in that one budget, so that a slow lookup leaves less for the
+   * POST rather than adding to it: the subscribe answers within the budget plus its own work.
+   */
   readonly timeoutMs: number;
-  /** Throws a BadRequestError when the delivery network policy forbids the endpoint. */
-  assertAllowed(endpoint: URL): Promise<void>;
+  /**
+   * Throws a BadRequestError when the delivery network policy forbids the endpoint, or when its
+   * name is not resolved by `deadline`.
+   */
+  assertAllowed(endpoint: URL, deadline: number): Promise<void>;
   /** POSTs the initial notification, signed with `secrets`; resolves to undefined on a 2xx, or to why it failed. */
   sendInitial(
     endpointUri: string,
     event: NotificationEvent,
     secrets: readonly string[],
+    deadline: number,
   ): Promise<string | undefined>;
+  /**
+   * Connects to the endpoint as a delivery would (and completes TLS for https) without sending
+   * anything: the check when there is no current state to send. Undefined when it connected.
+   */
+  probe(endpointUri: string, deadline: number): Promise<string | undefined>;
 }
 
 /** Where delete-all hands the removal of what it retired: a queued job, run in the background. */
@@ -71,6 +85,11 @@ export interface SubscriptionStore {
    * if there is one, otherwise every publisher under it.
    */
   subscribeCheck(keys: SubscribeCheckKeys): Promise<SubscribeCheck>;
+  /**
+   * The current states of the publishers a subscription to `resourceAddress` covers, as
+   * `subscribeCheck` finds them (`publisherId`: the id a publisher at exactly the address has).
+   */
+  coveredStates(resourceAddress: string, publisherId: string): Promise<PublisherState[]>;
   /**
    * Creates the subscription unless it exists (false); with `initialNotification`, also records in
    * the same transaction that it received that event, so no delivery still under way sends it

@@ -14,7 +14,10 @@ export type CreateSubscriptionResult =
 /** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
 export class Subscribe {
   constructor(
-    private readonly store: Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription'>,
+    private readonly store: Pick<
+      SubscriptionStore,
+      'subscribeCheck' | 'createSubscription' | 'coveredStates'
+    >,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
   ) {}
@@ -35,7 +38,11 @@ export class Subscribe {
     const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
 
     // The store's read for the 409 and the 404 starts while the network policy is checked (a DNS
-    // lookup for a host name); the policy's 400 comes first, without waiting for the read.
+    // lookup for a host name); the policy's 400 comes first, without waiting for the read. The
+    // endpoint checks share one time-out, so that the whole subscribe answers well inside the 2 s
+    // after which Red Hat's consumer library gives up: what the lookup took is not given again to
+    // the POST (the store's own time is not charged to the endpoint).
+    const lookupStarted = Date.now();
     const checking = this.store.subscribeCheck({
       subscriptionId: id,
       owner,
@@ -43,20 +50,30 @@ export class Subscribe {
       publisherId: publisherIdFor(resourceAddress),
     });
     checking.catch(() => undefined); // answered below, unless the policy's 400 is
-    await this.endpoints.assertAllowed(endpoint);
+    await this.endpoints.assertAllowed(endpoint, lookupStarted + this.endpoints.timeoutMs);
+    const lookupMs = Date.now() - lookupStarted;
     const { exists, states, generation } = await checking;
     if (exists) return { kind: 'exists', existingId: id };
 
     if (states.length === 0) {
       throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);
     }
-    const published = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
-    const [newest, ...others] = published;
+    const [newest] = states.filter(hasEvent).sort((a, b) => (a.timeKey < b.timeKey ? 1 : -1));
+    const deadline = Date.now() + this.endpoints.timeoutMs - lookupMs;
     if (newest) {
-      const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret]);
+      const failure = await this.endpoints.sendInitial(endpointUri, newest.event, [signingSecret], deadline);
       if (failure) {
         throw new BadRequestError(
           `EndpointUri ${endpointUri} did not accept the initial notification (${failure}); it must answer a POST with a 2xx within ${this.endpoints.timeoutMs} ms`,
+        );
+      }
+    } else {
+      // Nothing published yet, so there is no state to send, and a made-up one could make a
+      // consumer act on a state no clock is in. The endpoint must still accept a connection.
+      const failure = await this.endpoints.probe(endpointUri, deadline);
+      if (failure) {
+        throw new BadRequestError(
+          `EndpointUri ${endpointUri} cannot be reached (${failure}); nothing has been published under ResourceAddress ${resourceAddress} yet, so no initial notification was sent, but the endpoint must accept a connection within ${this.endpoints.timeoutMs} ms`,
         );
       }
     }
@@ -73,7 +90,13 @@ export class Subscribe {
     // still under way sends the new subscription neither that event again nor an older one.
     if (!(await this.store.createSubscription(subscription, newest, generation)))
       return { kind: 'exists', existingId: id };
-    if (others.length > 0) await this.delivery.currentStatesFor(subscription, others);
+    // An event accepted while the endpoint was checked was fanned out before this subscription
+    // existed, so read the states again now that it does: whatever the initial notification did
+    // not carry (other publishers' states, and any newer one) is delivered. The delivery cursor
+    // drops an event a fan-out delivers as well, and never sends an older one after a newer.
+    const current = await this.store.coveredStates(resourceAddress, publisherIdFor(resourceAddress));
+    const unsent = current.filter(hasEvent).filter((state) => !isSameEvent(state, newest));
+    if (unsent.length > 0) await this.delivery.currentStatesFor(subscription, unsent);
     return { kind: 'created', subscription, signingSecret };
   }
 }
@@ -83,4 +106,8 @@ type PublishedState = PublisherState & AcceptedEvent & { readonly timeKey: strin
 
 function hasEvent(state: PublisherState): state is PublishedState {
   return state.event !== undefined && state.timeKey !== undefined && state.acceptedAt !== undefined;
+}
+
+function isSameEvent(state: PublishedState, sent: PublishedState | undefined): boolean {
+  return sent !== undefined && state.publisherId === sent.publisherId && state.event.id === sent.event.id;
 }

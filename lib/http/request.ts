@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config';
-import { UnauthorizedError } from '../errors';
+import { BadRequestError, UnauthorizedError } from '../errors';
 
 export const BASE_PATH = '/api/ocloudNotifications/v2';
 
@@ -16,10 +16,19 @@ export function apiBaseUrl(event: HttpEvent): string {
   return `${scheme}://${host}${BASE_PATH}`;
 }
 
+/**
+ * Without consumer authentication (the local stage only) a caller may still name itself, so that
+ * two consumers on one machine own their subscriptions apart: one that deletes all of its own (as
+ * Red Hat's reference consumer does on a 409) then leaves the other's alone. Deployed stages ignore
+ * the header: there the authoriser says who is calling.
+ */
+export const LOCAL_CONSUMER_HEADER = 'x-consumer-id';
+const LOCAL_CONSUMER_ID = /^[A-Za-z0-9._:@-]{1,128}$/;
+
 /** Who is calling, as the API's authoriser established it; subscriptions belong to this principal. */
 export function principalOf(event: HttpEvent): string {
   const mode = config().consumerAuth;
-  if (mode === 'none') return 'anonymous';
+  if (mode === 'none') return localPrincipal(event.headers?.[LOCAL_CONSUMER_HEADER]);
   const authorizer = (event.requestContext as { authorizer?: Authorizer }).authorizer;
   const principal =
     mode === 'iam'
@@ -27,6 +36,16 @@ export function principalOf(event: HttpEvent): string {
       : authorizer?.jwt?.claims?.sub && `${authorizer.jwt.claims.iss ?? ''}|${authorizer.jwt.claims.sub}`;
   if (!principal) throw new UnauthorizedError('The request carries no authenticated principal');
   return principal;
+}
+
+function localPrincipal(named: string | undefined): string {
+  if (named === undefined) return 'anonymous';
+  if (!LOCAL_CONSUMER_ID.test(named)) {
+    throw new BadRequestError(
+      `X-Consumer-Id must be 1 to 128 letters, digits or . _ : @ - (it names the caller that owns the subscriptions); got ${JSON.stringify(named.slice(0, 40))}`,
+    );
+  }
+  return `local:${named}`;
 }
 
 interface Authorizer {

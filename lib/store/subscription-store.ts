@@ -1,4 +1,10 @@
-import type { InitialNotification, SubscribeCheck, SubscribeCheckKeys, Subscription } from '../domain/model';
+import type {
+  InitialNotification,
+  PublisherState,
+  SubscribeCheck,
+  SubscribeCheckKeys,
+  Subscription,
+} from '../domain/model';
 import type { SubscriptionStore } from '../domain/ports';
 import { logger } from '../logger';
 import type { SecretBox } from '../secrets/secret-box';
@@ -18,7 +24,7 @@ import { deleteSubscriptionWrites, subscribeWrites } from './transactions';
  * secret box writes or reads them, so the functions that never sign never load the data key.
  */
 export class DynamoSubscribeStore
-  implements Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription'>
+  implements Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription' | 'coveredStates'>
 {
   constructor(
     protected readonly table: DynamoTable,
@@ -42,12 +48,26 @@ export class DynamoSubscribeStore
     const found = existing !== undefined && existing.gen === generation;
     const exact = first.find((item) => item.sk === exactState.sk);
     if (found || exact) return { exists: found, states: exact ? [toState(exact)] : [], generation };
+    return { exists: false, states: await this.statesUnder(check.resourceAddress), generation };
+  }
+
+  /**
+   * The current states a subscription to `resourceAddress` covers, read again once it exists: the
+   * state of the publisher at exactly the address (one consistent read), otherwise those under it.
+   */
+  async coveredStates(resourceAddress: string, publisherId: string): Promise<PublisherState[]> {
+    const exact = await this.table.get(keys.publisherState(publisherId));
+    return exact ? [toState(exact)] : this.statesUnder(resourceAddress);
+  }
+
+  /** A query of the publisher tree finds the publishers under the address, a batch read their states. */
+  private async statesUnder(resourceAddress: string): Promise<PublisherState[]> {
     const stateKeys: Item[] = [];
-    for await (const page of this.table.pages(treeQuery(check.resourceAddress))) {
+    for await (const page of this.table.pages(treeQuery(resourceAddress))) {
       stateKeys.push(...page.map((item) => ({ pk: item.pk, sk: item.sk })));
     }
     const states = stateKeys.length === 0 ? [] : await this.table.batchGet(stateKeys);
-    return { exists: false, states: states.map(toState), generation };
+    return states.map(toState);
   }
 
   /**

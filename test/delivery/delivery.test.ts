@@ -79,7 +79,12 @@ describe('queued delivery', () => {
       await publisher(node, SYNC_STATE),
     ];
     const port = await freePort();
+    // Up when it subscribes (subscribing checks that it accepts a connection), then down.
+    const up = http.createServer((_req, res) => res.writeHead(204).end());
+    await new Promise<void>((resolve) => up.listen(port, '127.0.0.1', resolve));
     await subscribe(node, `http://127.0.0.1:${port}/events`);
+    up.closeAllConnections();
+    await new Promise((resolve) => up.close(resolve));
     const events = [
       eventAt(pubs[0]?.address ?? '', LOCK_STATE, 'HOLDOVER'),
       eventAt(pubs[1]?.address ?? '', CLOCK_CLASS, 7),
@@ -272,16 +277,59 @@ describe('queued delivery', () => {
     expect(listed.text).toMatch(/after 1 attempt/);
 
     const redriven = runDeadLetters(['--redrive', letter?.messageId ?? ''], queue().path);
-    expect(redriven).toEqual({
-      code: 0,
-      text: `redriven ${letter?.messageId} to the delivery queue\n1 redriven.`,
-    });
+    expect(redriven.code).toBe(0);
+    expect(redriven.text).toMatch(
+      new RegExp(
+        `^redriven ${letter?.messageId} to the delivery queue\n1 redriven.\n.*says so if one is dropped`,
+      ),
+    );
     // The fixed consumer now takes it; the dead letter is gone.
     await vi.waitFor(() => expect(fixed.received.map((r) => r.body)).toEqual([event, event]), {
       timeout: 5000,
     });
     await waitForQueueIdle({ concerning: pub.address });
     expect(deadLettersOf(subscriptionId)).toEqual([]);
+  });
+
+  it('says why a redriven dead letter is dropped when a newer event was delivered since', async () => {
+    const pub = await publisher();
+    const fixed = await consumer([{ status: 400 }, { status: 204 }]);
+    const subscriptionId = await subscribe(pub.address, fixed.url);
+    const older = eventAt(pub.address, LOCK_STATE, 'FREERUN');
+    await publishAccepted(pub.id, older);
+    const [letter] = await vi.waitFor(() => deadLettersFor(subscriptionId));
+    const newer = eventAt(pub.address, LOCK_STATE, 'LOCKED');
+    await publishAccepted(pub.id, newer);
+    await fixed.waitFor(2);
+    await waitForQueueIdle({ concerning: pub.address });
+
+    const logged: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+      logged.push(String(chunk));
+      return write(chunk);
+    }) as typeof process.stdout.write);
+    const messageId = queue()
+      .messages('dead-letter')
+      .find((message) => message.body.includes(subscriptionId))?.messageId;
+    expect(runDeadLetters(['--redrive', messageId ?? ''], queue().path).code).toBe(0);
+    const line = await vi.waitFor(
+      () => {
+        const found = logged.find((text) => text.includes('redriven notification dropped'));
+        if (!found) throw new Error('nothing said yet');
+        return JSON.parse(found) as { notice: string; level: string };
+      },
+      { timeout: 5000 },
+    );
+    vi.restoreAllMocks();
+
+    expect(line.notice).toBe(
+      `redriven notification dropped: event ${older.source} ${older.id} at ${pub.address} for subscription ${subscriptionId}: a newer event for the address has been delivered to the subscription since`,
+    );
+    await waitForQueueIdle({ concerning: pub.address });
+    expect(fixed.received.map((r) => r.body)).toEqual([older, newer]); // not the older one again
+    expect(deadLettersOf(subscriptionId)).toEqual([]);
+    expect(letter).toMatchObject({ event: older });
   });
 
   it('dead-letters a 400 at once, without a retry', async () => {

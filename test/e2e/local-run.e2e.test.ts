@@ -5,7 +5,8 @@
  * the stack in the same checkout leaves the running server working. A DynamoDB Local of its own
  * keeps this file's publishers out of the other end-to-end file's table-wide checks.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -14,7 +15,6 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTable, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local.mjs';
 import { type Offline, startOffline } from '../../scripts/offline.mjs';
-import { startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 
 let db: Awaited<ReturnType<typeof startDynamoDbLocal>>;
@@ -126,34 +126,29 @@ describe('packaging the stack in the same checkout', () => {
 });
 
 describe('npm run simulate', () => {
-  const simulate = (env: Record<string, string>) =>
-    promisify(execFile)(process.execPath, ['scripts/simulate.mjs'], {
+  const simulate = (cwd: string, env: Record<string, string>) =>
+    promisify(execFile)(process.execPath, [join(process.cwd(), 'scripts/simulate.mjs')], {
+      cwd,
       env: { ...process.env, ...env },
       timeout: 120_000,
     });
 
-  it("plays every node's story to its recovery by default: the consumer sees FREERUN, then LOCKED again", async () => {
-    const consumer = await startConsumer();
+  it("follows PORT and CONSUMER_PORT and plays every node's story: the consumer verifies FREERUN, then LOCKED again", async () => {
+    const consumer = await startSampleConsumer();
     try {
-      await simulate({
-        BASE_URL: api.url.replace(/\/api\/ocloudNotifications\/v2$/, ''),
-        CONSUMER_URL: consumer.url,
+      const { stdout } = await simulate(consumer.dir, {
+        PORT: String(api.port),
+        CONSUMER_PORT: String(consumer.port),
         INTERVAL_MS: '1',
       });
       await waitForQueueToDrain();
+      expect(stdout).toMatch(/Done: the consumer verified \d+ notifications/);
+      expect(consumer.output()).not.toContain('REJECTED');
       const lockStates = new Map<string, string[]>();
-      for (const { body } of consumer.received) {
-        const event = body as {
-          source: string;
-          data: { values: { ResourceAddress: string; value: unknown }[] };
-        };
-        if (event.source !== '/sync/ptp-status/lock-state') continue;
-        const [value] = event.data.values;
-        if (!value) continue;
-        lockStates.set(value.ResourceAddress, [
-          ...(lockStates.get(value.ResourceAddress) ?? []),
-          String(value.value),
-        ]);
+      for (const [, address = '', value = ''] of consumer
+        .output()
+        .matchAll(/event\.sync\.ptp-status\.ptp-state-change @ \S+: (\S+)=(\w+)/g)) {
+        lockStates.set(address, [...(lockStates.get(address) ?? []), value]);
       }
       expect(lockStates.size).toBe(6); // the subscribed cluster's 2 sites × 3 nodes
       for (const [address, states] of lockStates) {
@@ -161,13 +156,34 @@ describe('npm run simulate', () => {
         expect(states.indexOf('FREERUN'), address).toBeGreaterThan(-1);
       }
     } finally {
-      await consumer.close();
+      await consumer.stop();
+    }
+  }, 120_000);
+
+  it('fails (exit 1) and says so when nothing arrived: here the consumer verifies with another secret', async () => {
+    const consumer = await startSampleConsumer();
+    try {
+      const failed = await simulate(consumer.dir, {
+        PORT: String(api.port),
+        CONSUMER_PORT: String(consumer.port),
+        SIGNING_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
+        INTERVAL_MS: '1',
+        STEPS: '2',
+      }).then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error,
+      );
+      expect(failed?.code).toBe(1);
+      expect(failed?.stderr).toContain(`Nothing arrived at http://127.0.0.1:${consumer.port}/events`);
+      expect(consumer.output()).toContain('REJECTED');
+    } finally {
+      await consumer.stop();
     }
   });
 
-  it('says so when no service is running at BASE_URL', async () => {
+  it('says so when no service is running at PORT', async () => {
     const port = await freePort();
-    const failed = await simulate({ BASE_URL: `http://127.0.0.1:${port}` }).then(
+    const failed = await simulate(tmpdir(), { PORT: String(port) }).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );
@@ -176,6 +192,41 @@ describe('npm run simulate', () => {
     expect(failed?.stderr).toContain('npm start');
   });
 });
+
+/**
+ * `npm run consumer` (scripts/consumer.mjs) in a folder of its own, where it keeps its secret
+ * (.data/consumer-secret) for the simulator and the tour run there to read.
+ */
+async function startSampleConsumer(env: Record<string, string> = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'ocloud-consumer-'));
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(process.cwd(), 'scripts/consumer.mjs')], {
+    cwd: dir,
+    env: { ...process.env, CONSUMER_PORT: String(port), ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  await vi.waitFor(
+    () => {
+      if (!output.includes('listening')) throw new Error(`not listening yet: ${output}`);
+    },
+    { timeout: 10_000 },
+  );
+  return {
+    dir,
+    port,
+    output: () => output,
+    async stop() {
+      child.kill();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
 
 /** Every notification the simulator caused has been delivered: the local queue holds none. */
 async function waitForQueueToDrain(): Promise<void> {
@@ -191,14 +242,58 @@ async function waitForQueueToDrain(): Promise<void> {
   );
 }
 
+describe('npm run smoke', () => {
+  const smoke = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['scripts/smoke.mjs', ...args], { timeout: 60_000 }).then(
+      ({ stdout }) => ({ code: 0, stdout }),
+      (error: { code: number; stdout: string }) => error,
+    );
+
+  it('with --endpoint: registers, publishes, reads back, receives and verifies both notifications, cleans up', async () => {
+    const port = await freePort();
+    const { code, stdout } = await smoke(api.url, '--endpoint', `http://127.0.0.1:${port}/events`);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^ok {4}GET .*\/health \(loopback: unsigned\)$/m);
+    expect(stdout).toMatch(/^ok {4}subscribe .* signature verified\)$/m);
+    expect(stdout).toMatch(
+      /^ok {4}publish HOLDOVER: delivered, signature verified \(\d+ ms from the POST\)$/m,
+    );
+    expect(stdout).toContain('Smoke test passed');
+    const address = /register a publisher at (\S+)/.exec(stdout)?.[1] ?? '';
+    const left = await fetch(`${api.url}/publishers?ResourceAddress=${encodeURIComponent(address)}`);
+    expect(left.status).toBe(404); // cleaned up
+  });
+
+  it('without --endpoint: checks the consumer routes, subscribes nothing', async () => {
+    const { code, stdout } = await smoke(`${api.url.replace(/\/api\/ocloudNotifications\/v2$/, '')}/`);
+    expect(code, stdout).toBe(0);
+    expect(stdout).toMatch(/^ok {4}consumer routes: /m);
+    expect(stdout).not.toContain('subscribe http');
+  });
+
+  it('fails, naming the step, when the endpoint does not reach its listener', async () => {
+    const endpoint = `http://127.0.0.1:${await freePort()}/events`;
+    const { code, stdout } = await smoke(
+      api.url,
+      '--endpoint',
+      endpoint,
+      '--listen',
+      String(await freePort()),
+    );
+    expect(code).toBe(1);
+    expect(stdout).toMatch(new RegExp(`^FAIL  subscribe ${endpoint} .*: expected 201, got 400`, 'm'));
+  });
+});
+
 describe("the README's tour", () => {
-  it('runs top to bottom as written against npm start and the sample consumer', async () => {
+  it('runs top to bottom as written against npm start and npm run consumer, which verifies every request', async () => {
     const readme = await readFile(join(process.cwd(), 'README.md'), 'utf8');
     const tour = /## A tour of the API[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(tour, 'the tour block').toBeDefined();
-    const consumer = await startConsumer();
+    const consumer = await startSampleConsumer();
     try {
       const { stdout } = await promisify(execFile)('bash', ['-euo', 'pipefail', '-c', tour ?? 'false'], {
+        cwd: consumer.dir,
         env: { ...process.env, PORT: String(api.port), CONSUMER_PORT: String(consumer.port) },
         timeout: 60_000,
       });
@@ -210,13 +305,62 @@ describe("the README's tour", () => {
       );
       expect(stdout).toContain('{"Redriven":[],"Dropped":[],"More":false}');
       expect(stdout.trimEnd().endsWith('OK')).toBe(true);
-      // The initial notification (LOCKED) at subscribe time, then HOLDOVER.
-      const values = (await consumer.waitFor(2)).map(
-        ({ body }) => (body as { data: { values: { value: string }[] } }).data.values[0]?.value,
-      );
+      // The initial notification (LOCKED) at subscribe time, then HOLDOVER, both verified.
+      await vi.waitFor(() => expect(consumer.output()).toMatch(/#2 .* verified/), { timeout: 10_000 });
+      const values = [...consumer.output().matchAll(/ptp-state-change @ \S+: \S+=(\w+)/g)].map((m) => m[1]);
       expect(values).toEqual(['LOCKED', 'HOLDOVER']);
+      expect(consumer.output()).not.toContain('REJECTED');
     } finally {
-      await consumer.close();
+      await consumer.stop();
+    }
+  });
+});
+
+describe("the README's verifying consumer", () => {
+  it('runs as written: prints what it verified, and refuses (401) what it cannot verify', async () => {
+    const readme = await readFile(join(process.cwd(), 'README.md'), 'utf8');
+    const code = /## Receiving notifications[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(code, 'the consumer block').toBeDefined();
+    const port = await freePort();
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    // Run from the checkout, where its one dependency, standardwebhooks, is installed.
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code ?? ''], {
+      env: { ...process.env, SIGNING_SECRET: secret, CONSUMER_PORT: String(port) },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      await vi.waitFor(() => expect(output).toContain(`verifying on http://127.0.0.1:${port}/events`), {
+        timeout: 10_000,
+      });
+      const node = `/${uniqueCluster()}/site-1/node-1`;
+      const address = `${node}/sync/ptp-status/lock-state`;
+      const publisher = await post('/publishers', { ResourceAddress: address });
+      const event = lockStateEvent({ node, value: 'HOLDOVER' });
+      await post(`/publishers/${publisher.body.SubscriptionId}/events`, event);
+
+      const subscribed = await post('/subscriptions', {
+        ResourceAddress: address,
+        EndpointUri: `http://127.0.0.1:${port}/events`,
+        SigningSecret: secret,
+      });
+      expect(subscribed.status, JSON.stringify(subscribed.body)).toBe(201);
+      expect(output).toContain(`${event.type} ${address} HOLDOVER`);
+
+      const forged = await fetch(`http://127.0.0.1:${port}/events`, {
+        method: 'POST',
+        headers: { 'webhook-id': 'x', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)) },
+        body: JSON.stringify(event),
+      });
+      expect(forged.status).toBe(401);
+      await vi.waitFor(() => expect(output).toContain('rejected (Missing required headers)'));
+    } finally {
+      child.kill();
     }
   });
 });

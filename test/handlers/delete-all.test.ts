@@ -1,8 +1,10 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
+import { Deliverer } from '../../lib/delivery/deliverer';
 import { deliveryMessage } from '../../lib/delivery/messages';
 import type { Subscription } from '../../lib/domain/model';
-import { storeStatus } from '../../lib/services';
+import type { DeliveryStore } from '../../lib/domain/ports';
+import { deliveryStore, networkPolicy, storeStatus, subscriptionStore } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { trackConsumers } from '../support/consumer';
 import { testTable } from '../support/env';
@@ -15,7 +17,9 @@ import {
   expectNoContent,
   expectProblem,
   expectSubscribed,
+  freshNode,
   lockStatePublisher,
+  publishAccepted,
   type SubscriptionInfo,
 } from './api';
 
@@ -48,6 +52,15 @@ async function subscribeAll(address: string, endpoints: string[]): Promise<Subsc
     );
   }
   return created;
+}
+
+/** A promise and the function that resolves it. */
+function signal() {
+  let resolve = () => {};
+  const promise = new Promise<void>((settle) => {
+    resolve = settle;
+  });
+  return { promise, resolve };
 }
 
 const cleanedUp = () =>
@@ -114,8 +127,15 @@ describe('DELETE /subscriptions (delete all)', () => {
     const retired = await startConsumer();
     const live = await startConsumer();
     const [old] = await subscribeAll(address, [retired.url]);
+    const createdAt = new Map<string, string>();
+    const remember = async (info: SubscriptionInfo | undefined) => {
+      const stored = await subscriptionStore().getSubscription(info?.SubscriptionId ?? '', 'anonymous');
+      createdAt.set(stored?.id ?? '', stored?.createdAt ?? '');
+    };
+    await remember(old);
     expectNoContent(await api.deleteAllSubscriptions());
     const [fresh] = await subscribeAll(address, [live.url]);
+    await remember(fresh);
     const event = lockStateEvent({ node, time: new Date().toISOString() }) as Parameters<
       typeof deliveryMessage
     >[1]['event'];
@@ -125,7 +145,7 @@ describe('DELETE /subscriptions (delete all)', () => {
       resourceAddress: address,
       endpointUri: info?.EndpointUri ?? '',
       owner: 'anonymous',
-      createdAt: new Date().toISOString(),
+      createdAt: createdAt.get(info?.SubscriptionId ?? '') ?? '',
     });
 
     // As fan-out queued them before the delete-all: the retired one first.
@@ -140,6 +160,62 @@ describe('DELETE /subscriptions (delete all)', () => {
     expect(deliveryQueue().deadLetters()).not.toContainEqual(
       expect.objectContaining({ subscriptionId: old?.SubscriptionId }),
     );
+    expectNoContent(await api.deleteAllSubscriptions());
+    await cleanedUp();
+  });
+
+  it('a delivery queued for a retired subscription is not sent to the new one of the same id', async () => {
+    // The race of a consumer that deletes all and subscribes again while an event fans out: the
+    // fan-out queued the event for the retired subscription, whose id the new one has again. The
+    // attempt takes its lease before the new subscription's transaction and reads the subscription
+    // after it; the initial notification already carried the event, so it must not be sent again.
+    const { node, address, publisherId } = await lockStatePublisher({ node: freshNode() });
+    const consumer = await startConsumer();
+    const [old] = await subscribeAll(address, [consumer.url]);
+    const retired = await subscriptionStore().getSubscription(old?.SubscriptionId ?? '', 'anonymous');
+    expectNoContent(await api.deleteAllSubscriptions());
+    const event = lockStateEvent({ node, value: 'HOLDOVER' }) as Parameters<
+      typeof deliveryMessage
+    >[1]['event'];
+    await publishAccepted(publisherId, event);
+    await waitForQueueIdle();
+    const before = consumer.received.length;
+
+    const leased = signal();
+    const subscribedAgain = signal();
+    const store = deliveryStore();
+    const racing: DeliveryStore = {
+      subscriptionsAt: (...args) => store.subscriptionsAt(...args),
+      deleteSubscription: (...args) => store.deleteSubscription(...args),
+      completeDeliveries: (...args) => store.completeDeliveries(...args),
+      releaseDeliveryLease: (...args) => store.releaseDeliveryLease(...args),
+      recordDeadLetter: (...args) => store.recordDeadLetter(...args),
+      acquireDeliveryLeases: async (...args) => {
+        const outcomes = await store.acquireDeliveryLeases(...args);
+        leased.resolve();
+        return outcomes;
+      },
+      getSubscriptions: async (...args) => {
+        await subscribedAgain.promise;
+        return store.getSubscriptions(...args);
+      },
+    };
+    const deliverer = new Deliverer(racing, networkPolicy(), {
+      timeoutMs: 2000,
+      userAgent: 'test/1',
+      retryWindowMs: 3_600_000,
+      backoff: { baseMs: 1000, maxMs: 300_000 },
+    });
+    const accepted = { publisherId, resourceAddress: address, event, acceptedAt: new Date().toISOString() };
+    const attempt = deliverer.attempt(deliveryMessage(retired as Subscription, accepted, new Date()), 1);
+    await leased.promise;
+    const [again] = await subscribeAll(address, [consumer.url]);
+    subscribedAgain.resolve();
+
+    expect(again?.SubscriptionId).toBe(old?.SubscriptionId);
+    expect(await attempt).toEqual({ kind: 'dropped', why: 'subscription deleted', failed: false });
+    const values = consumer.received.slice(before).map(({ body }) => (body as { id: string }).id);
+    expect(values).toEqual([event.id]); // the initial notification, once
     expectNoContent(await api.deleteAllSubscriptions());
     await cleanedUp();
   });

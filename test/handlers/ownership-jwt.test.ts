@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
+import { SINK } from '../support/sink';
 
 /** With JWT consumer authentication, the principal is the token's issuer and subject. */
 process.env.CONSUMER_AUTH = 'jwt';
@@ -19,7 +20,7 @@ describe('JWT principals', () => {
       httpApiEvent({
         method: 'POST',
         path: '/subscriptions',
-        body: { ResourceAddress: address, EndpointUri: 'http://127.0.0.1:9/events' },
+        body: { ResourceAddress: address, EndpointUri: `${SINK}/events` },
         authorizer: token('https://issuer-a.example.com/', 'vdu-7'),
       }),
     );

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
+import { SINK } from '../support/sink';
 
 /**
  * With consumer authentication on, a subscription belongs to the principal that created it.
@@ -56,8 +57,8 @@ async function list(principal: string): Promise<string[]> {
 
 describe('subscriptions belong to the principal that created them', () => {
   it('lists, gets and deletes only the caller’s own subscriptions; another principal’s id is 404', async () => {
-    const alice = idOf(await subscribe(ALICE, 'http://127.0.0.1:9/alice'));
-    const bob = idOf(await subscribe(BOB, 'http://127.0.0.1:9/bob'));
+    const alice = idOf(await subscribe(ALICE, `${SINK}/alice`));
+    const bob = idOf(await subscribe(BOB, `${SINK}/bob`));
 
     expect(await list(ALICE)).toEqual([alice]);
     expect(await list(BOB)).toEqual([bob]);
@@ -118,7 +119,7 @@ describe('subscriptions belong to the principal that created them', () => {
   });
 
   it('lets two principals subscribe the same endpoint to the same address without a 409', async () => {
-    const endpoint = 'http://127.0.0.1:9/shared';
+    const endpoint = `${SINK}/shared`;
     expect((await subscribe(ALICE, endpoint)).status).toBe(201);
     expect((await subscribe(BOB, endpoint)).status).toBe(201);
     expect((await subscribe(ALICE, endpoint)).status).toBe(409);
@@ -127,9 +128,9 @@ describe('subscriptions belong to the principal that created them', () => {
   it('deletes all of the caller’s subscriptions and none of anyone else’s', async () => {
     const carol = 'arn:aws:iam::123456789012:user/carol';
     const dave = 'arn:aws:iam::123456789012:user/dave';
-    await subscribe(carol, 'http://127.0.0.1:9/carol-1');
-    await subscribe(carol, 'http://127.0.0.1:9/carol-2');
-    const daves = idOf(await subscribe(dave, 'http://127.0.0.1:9/dave'));
+    await subscribe(carol, `${SINK}/carol-1`);
+    await subscribe(carol, `${SINK}/carol-2`);
+    const daves = idOf(await subscribe(dave, `${SINK}/dave`));
 
     const response = await invoke(
       deleteAllSubscriptions,
@@ -138,6 +139,26 @@ describe('subscriptions belong to the principal that created them', () => {
     expect(response.status).toBe(204);
     expect(await list(carol)).toEqual([]);
     expect(await list(dave)).toEqual([daves]);
+  });
+
+  it('ignores X-Consumer-Id: with authentication on, the authoriser alone says who calls', async () => {
+    const grace = 'arn:aws:iam::123456789012:user/grace';
+    const graces = idOf(await subscribe(grace, `${SINK}/grace`));
+    const claimed = await invoke(
+      listSubscriptions,
+      httpApiEvent({
+        method: 'GET',
+        path: '/subscriptions',
+        headers: { 'x-consumer-id': 'someone-else' },
+        authorizer: as(grace),
+      }),
+    );
+    expect((claimed.body as { SubscriptionId: string }[]).map((s) => s.SubscriptionId)).toEqual([graces]);
+    const unauthenticated = await invoke(
+      listSubscriptions,
+      httpApiEvent({ method: 'GET', path: '/subscriptions', headers: { 'x-consumer-id': 'grace' } }),
+    );
+    expect(unauthenticated.status).toBe(401);
   });
 
   it('answers 401 when the authoriser established no principal', async () => {
@@ -151,9 +172,8 @@ describe('list cursors belong to the principal they were issued to', () => {
   it("a cursor of Erin's list, replayed by Frank, is a 400 naming cursor and shows none of Erin's", async () => {
     const ERIN = 'arn:aws:sts::123456789012:assumed-role/vdu-e/erin';
     const FRANK = 'arn:aws:sts::123456789012:assumed-role/vdu-f/frank';
-    for (const n of [1, 2, 3])
-      expect((await subscribe(ERIN, `http://127.0.0.1:9/erin/${n}`)).status).toBe(201);
-    expect((await subscribe(FRANK, 'http://127.0.0.1:9/frank')).status).toBe(201);
+    for (const n of [1, 2, 3]) expect((await subscribe(ERIN, `${SINK}/erin/${n}`)).status).toBe(201);
+    expect((await subscribe(FRANK, `${SINK}/frank`)).status).toBe(201);
     const page = (principal: string, query: string) =>
       invoke(
         listSubscriptions,

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { httpApiEvent, invoke } from '../support/http-event';
+import { SINK } from '../support/sink';
 import { freshNode, LOCK_STATE, type SubscriptionInfo, UUID_V4 } from './api';
 
 type Handler = Parameters<typeof invoke>[0];
@@ -40,7 +41,7 @@ describe('with PUBLIC_BASE_URL configured', () => {
       httpApiEvent({
         method: 'POST',
         path: '/subscriptions',
-        body: { ResourceAddress: address, EndpointUri: 'http://127.0.0.1:9/events' },
+        body: { ResourceAddress: address, EndpointUri: `${SINK}/events` },
         headers,
       }),
     );

@@ -9,6 +9,7 @@ import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { lambdaContext } from '../support/http-event';
 import { waitForQueueIdle } from '../support/queue-idle';
 import { useQueuedDelivery } from '../support/queued-delivery';
+import { SINK } from '../support/sink';
 
 useQueuedDelivery();
 
@@ -63,7 +64,7 @@ describe('embedded metrics', () => {
         // Ten distinct pairs, each asked for three times at once: ten 201s, twenty 409s.
         api.createSubscription({
           ResourceAddress: `/${cluster}/site-1`,
-          EndpointUri: `http://127.0.0.1:9/${i % 10}`,
+          EndpointUri: `${SINK}/${i % 10}`,
         }),
       ),
     );

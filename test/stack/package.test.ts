@@ -115,6 +115,7 @@ describe('serverless package --stage prod', () => {
       '--param=consumerAuth=jwt',
       '--param=jwtIssuerUrl=https://issuer.example.com/',
       '--param=jwtAudience=ocloud-consumers',
+      '--param=publicBaseUrl=https://notify.example.com',
     ]);
   }, 300_000);
 
@@ -165,6 +166,18 @@ describe('serverless package --stage prod', () => {
       const variables = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
       expect(variables.CONSUMER_AUTH).toBe('jwt');
     }
+  });
+
+  it('passes the publicBaseUrl parameter to every function as PUBLIC_BASE_URL (empty by default)', () => {
+    const publicBaseUrls = (template: Template) =>
+      Object.values(template.Resources)
+        .filter((r) => r.Type === 'AWS::Lambda::Function')
+        .map(
+          (r) =>
+            (r.Properties.Environment as { Variables: Record<string, unknown> }).Variables.PUBLIC_BASE_URL,
+        );
+    expect(new Set(publicBaseUrls(iam.template))).toEqual(new Set(['']));
+    expect(new Set(publicBaseUrls(jwt.template))).toEqual(new Set(['https://notify.example.com']));
   });
 
   it('runs every function on one Node runtime, an active LTS that package.json supports (and CI tests on), each with a role of its own', () => {

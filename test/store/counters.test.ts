@@ -12,6 +12,7 @@ import { DynamoSubscriptionLists } from '../../lib/store/subscription-lists';
 import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
+import { SINK } from '../support/sink';
 
 const tableName = process.env.TABLE_NAME ?? '';
 const table = new DynamoTable(documentClient(), tableName);
@@ -70,7 +71,7 @@ describe('race safety and exact counters', () => {
     const before = (await status.counts()).subscriptions;
     const body = {
       ResourceAddress: `/${cluster}/site-1/node-1/sync`,
-      EndpointUri: 'http://127.0.0.1:9/events',
+      EndpointUri: `${SINK}/events`,
     };
 
     const responses = await Promise.all(
@@ -121,7 +122,7 @@ describe('race safety and exact counters', () => {
         if (id) await publisherStore.deletePublisher(id);
       } else if (roll < 0.6 || live.length === 0) {
         // Some creates repeat an existing (address, endpoint) pair and must not count twice.
-        const endpoint = `http://127.0.0.1:9/${Math.floor(random() * 300)}`;
+        const endpoint = `${SINK}/${Math.floor(random() * 300)}`;
         const resourceAddress = `/${cluster}/site-${Math.floor(random() * 3)}`;
         const subscription: Subscription = {
           id: subscriptionIdFor(owner, resourceAddress, endpoint),

@@ -37,6 +37,9 @@ class StandInGate implements EndpointGate {
     this.posted.push(endpointUri);
     return undefined;
   }
+  async probe(): Promise<string | undefined> {
+    return undefined;
+  }
 }
 
 const allowAll = () => new StandInGate(async () => undefined);

@@ -48,7 +48,7 @@ describe('loadConfig: defaults', () => {
       publicBaseUrl: undefined,
       consumerAuth: 'none',
       networkPolicy: { mode: 'allow-private', allowList: [] },
-      sanityCheckTimeoutMs: 2000,
+      sanityCheckTimeoutMs: 1000,
       deliveryTimeoutMs: 2000,
       dedupTtlSeconds: 7 * 24 * 3600,
       eventTimeToleranceMs: 2000,

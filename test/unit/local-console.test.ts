@@ -18,7 +18,10 @@ const emf = (metrics: Record<string, number | number[]>) =>
     ...metrics,
   });
 
-/** What serverless offline and the handlers print for one publish, one delivery and one failure. */
+/**
+ * What serverless offline and the handlers print for one publish, one delivery and one failure,
+ * and a redriven dead letter dropped.
+ */
 const session = [
   'Starting Offline at stage local (us-east-1)',
   '   * publishEvent: ocloud-notifications-local-publishEvent',
@@ -35,21 +38,27 @@ const session = [
     route: 'POST /api/ocloudNotifications/v2/subscriptions',
   }),
   emf({ ActiveSubscriptions: 3, ActivePublishers: 24 }),
+  JSON.stringify({
+    level: 'warn',
+    message: 'redriven notification dropped',
+    notice: 'redriven notification dropped: event /sync/ptp-status/lock-state e1 … since',
+  }),
   'java.lang.OutOfMemoryError: something nobody expected',
 ];
 
 describe("npm start's console", () => {
-  it('by default shows errors and the unexpected, counts from the metric records, and hides the chatter', () => {
+  it('by default shows errors, notices and the unexpected, counts from the metric records, and hides the chatter', () => {
     const printed: string[] = [];
     const local = createLocalConsole({ print: (text) => printed.push(text) });
     for (const line of session) local.line(line);
 
     expect(printed).toEqual([
       'error: unhandled error (POST /api/ocloudNotifications/v2/subscriptions)',
+      'redriven notification dropped: event /sync/ptp-status/lock-state e1 … since',
       'java.lang.OutOfMemoryError: something nobody expected',
     ]);
     expect(local.status(new Date('2026-11-23T02:40:05Z'))).toBe(
-      '[02:40:05] subscriptions 3 · publishers 24 · events published 1 · delivered 2 · failed attempts 1 · dead-lettered 0',
+      '[02:40:05] subscriptions 3 · publishers 24 · since start: events published 1 · delivered 2 · failed attempts 1 · dead-lettered 0',
     );
   });
 

@@ -19,7 +19,7 @@ export interface paths {
         put?: never;
         /**
          * Subscribe an endpoint to a resource address
-         * @description Checked in this order: 400 (body, ResourceAddress, EndpointUri, SigningSecret, network policy), 409 (same address and endpoint), 404 (no publisher at or under the address), then the sanity check: the current state is POSTed to EndpointUri as the initial notification, signed, and must get a 2xx within the sanity-check time-out (SANITY_CHECK_TIMEOUT_MS, 2 s by default; else 400, nothing stored). The 201 body is the only place the signing secret is ever returned.
+         * @description Checked in this order: 400 (body, ResourceAddress, EndpointUri, SigningSecret, network policy), 409 (same address and endpoint), 404 (no publisher at or under the address), then the sanity check: the current state is POSTed to EndpointUri as the initial notification, signed, and must get a 2xx within the sanity-check time-out (SANITY_CHECK_TIMEOUT_MS, 1 s by default; else 400, nothing stored); when nothing has been published under the address, nothing is sent, but EndpointUri must accept a connection (and complete TLS for https) within that time-out. The 201 body is the only place the signing secret is ever returned.
          */
         post: operations["createSubscription"];
         /**

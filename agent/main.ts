@@ -1,0 +1,216 @@
+/**
+ * The node agent: `npm run agent -- --service <url> --node </cluster/site/node> [--ptp4l <uds>]
+ * [--gpsd <host:port>]`, or the same settings as environment variables (README, "Running the node
+ * agent"; docs/agent.md). It listens on nothing: it only connects to ptp4l's socket, gpsd and the
+ * service.
+ */
+import { createHash } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { normaliseResourceAddress } from '../lib/domain/resource-address';
+import { RESOURCES, type Resource, resourceAddress } from './events';
+import { GpsdWatcher } from './gpsd';
+import { NodeAgent } from './node-agent';
+import { Outbox } from './outbox';
+import { Ptp4lWatcher } from './ptp4l';
+import { type Auth, Sender, ServiceClient } from './service';
+
+const USAGE = `usage: npm run agent -- --service <url> --node </cluster/site/node> [--ptp4l <uds path>] [--gpsd <host:port>]
+  --service  SERVICE_URL   the service's base URL, e.g. http://127.0.0.1:3000
+  --node     NODE_ADDRESS  the node's resource address, e.g. /cluster-1/site-1/node-1
+  --ptp4l    PTP4L_UDS     ptp4l's uds_address, e.g. /var/run/ptp4l
+  --gpsd     GPSD          gpsd's host:port, e.g. 127.0.0.1:2947
+  --domain   PTP4L_DOMAIN  ptp4l's domainNumber (default 0)
+  --max-offset-ns  MAX_OFFSET_NS  a follower is LOCKED within +/- this master offset (default 100)
+  --poll-ms  POLL_MS       how often ptp4l's data sets are read (default 200)
+  --auth     AGENT_AUTH    none (default), iam (SigV4, standard AWS credential chain) or jwt
+  --token-file  AGENT_TOKEN_FILE  the bearer token's file, with --auth jwt
+  --state-dir   STATE_DIRECTORY   where unsent events are kept (default .data/agent)
+  --outbox-max  OUTBOX_MAX        at most this many unsent events on disk (default 1000)
+  LOG_LEVEL=debug                 also logs each event the service accepted, and each retry`;
+
+interface Settings {
+  readonly service: string;
+  readonly node: string;
+  readonly ptp4l?: string;
+  readonly gpsd?: { host: string; port: number };
+  readonly domain: number;
+  readonly maxOffsetNs: number;
+  readonly pollMs: number;
+  readonly auth: Auth;
+  readonly stateDir: string;
+  readonly outboxMax: number;
+}
+
+class SettingsError extends Error {}
+
+function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      service: { type: 'string' },
+      node: { type: 'string' },
+      ptp4l: { type: 'string' },
+      gpsd: { type: 'string' },
+      domain: { type: 'string' },
+      'max-offset-ns': { type: 'string' },
+      'poll-ms': { type: 'string' },
+      auth: { type: 'string' },
+      'token-file': { type: 'string' },
+      'state-dir': { type: 'string' },
+      'outbox-max': { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) throw new SettingsError(USAGE);
+  const service = values.service ?? env.SERVICE_URL;
+  if (!service || !/^https?:\/\//.test(service))
+    throw new SettingsError('--service (SERVICE_URL) must be an http(s) URL');
+  const rawNode = values.node ?? env.NODE_ADDRESS;
+  if (!rawNode) throw new SettingsError('--node (NODE_ADDRESS) is required, e.g. /cluster-1/site-1/node-1');
+  let node: string;
+  try {
+    node = normaliseResourceAddress(rawNode, '--node');
+    for (const resource of Object.keys(RESOURCES) as Resource[]) {
+      normaliseResourceAddress(resourceAddress(node, resource), '--node');
+    }
+  } catch (error) {
+    throw new SettingsError(error instanceof Error ? error.message : String(error));
+  }
+  const ptp4l = values.ptp4l ?? env.PTP4L_UDS;
+  const gpsdText = values.gpsd ?? env.GPSD;
+  let gpsd: Settings['gpsd'];
+  if (gpsdText) {
+    const match = /^(.+):(\d{1,5})$/.exec(gpsdText);
+    if (!match?.[1] || !match[2])
+      throw new SettingsError(`--gpsd (GPSD) "${gpsdText}" must be host:port, e.g. 127.0.0.1:2947`);
+    gpsd = { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+  }
+  if (!ptp4l && !gpsd)
+    throw new SettingsError('nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD) or both');
+  const authKind = values.auth ?? env.AGENT_AUTH ?? 'none';
+  let auth: Auth;
+  if (authKind === 'none') auth = { kind: 'none' };
+  else if (authKind === 'iam') {
+    const region = env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com/.exec(service)?.[1];
+    if (!region) throw new SettingsError('--auth iam needs AWS_REGION (or an execute-api URL that names it)');
+    auth = { kind: 'iam', region };
+  } else if (authKind === 'jwt') {
+    const tokenFile = values['token-file'] ?? env.AGENT_TOKEN_FILE;
+    if (!tokenFile) throw new SettingsError('--auth jwt needs --token-file (AGENT_TOKEN_FILE)');
+    auth = { kind: 'jwt', tokenFile };
+  } else throw new SettingsError(`--auth (AGENT_AUTH) "${authKind}" must be none, iam or jwt`);
+  return {
+    service,
+    node,
+    ptp4l,
+    gpsd,
+    domain: integer(values.domain ?? env.PTP4L_DOMAIN, 0, '--domain (PTP4L_DOMAIN)', 0, 255),
+    maxOffsetNs: integer(
+      values['max-offset-ns'] ?? env.MAX_OFFSET_NS,
+      100,
+      '--max-offset-ns (MAX_OFFSET_NS)',
+      0,
+    ),
+    pollMs: integer(values['poll-ms'] ?? env.POLL_MS, 200, '--poll-ms (POLL_MS)', 10, 60_000),
+    auth,
+    stateDir: values['state-dir'] ?? env.STATE_DIRECTORY ?? '.data/agent',
+    outboxMax: integer(values['outbox-max'] ?? env.OUTBOX_MAX, 1000, '--outbox-max (OUTBOX_MAX)', 1),
+  };
+}
+
+function integer(
+  text: string | undefined,
+  fallback: number,
+  name: string,
+  min: number,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  if (text === undefined || text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new SettingsError(`${name} "${text}" must be an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function main(): void {
+  let config: Settings;
+  try {
+    config = settings(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    console.error(error.message);
+    process.exit(error.message === USAGE ? 0 : 2);
+  }
+  const log = (line: string) => console.log(line);
+  // One outbox per node and service, so two agents on one machine never share a file.
+  const key = createHash('sha256').update(`${config.service}\n${config.node}`).digest('hex').slice(0, 16);
+  const outbox = new Outbox(join(config.stateDir, `outbox-${key}.json`), config.outboxMax, (dropped) =>
+    log(`outbox full (${config.outboxMax}): dropped ${dropped.event.type} of ${dropped.event.time}`),
+  );
+  const client = new ServiceClient(config.service, config.auth);
+  // LOG_LEVEL=debug adds a line for each event the service took, with how long after the
+  // daemon's observation (its `time`) that was.
+  const debug = process.env.LOG_LEVEL === 'debug';
+  const sender = new Sender(
+    client,
+    outbox,
+    log,
+    (sent, status) => {
+      if (!debug) return;
+      const now = Date.now();
+      const afterMs = now - Date.parse(sent.event.time);
+      log(
+        `${new Date(now).toISOString()} accepted ${sent.event.id} ${sent.address} (HTTP ${status}, ${afterMs} ms after it was observed)`,
+      );
+    },
+    debug,
+  );
+  const agent = new NodeAgent(config.node, config.maxOffsetNs, outbox, () => sender.kick(), log);
+  if (outbox.size > 0) log(`${outbox.size} event(s) left unsent by the last run: sending them first`);
+
+  const stops: (() => void)[] = [];
+  if (config.ptp4l) {
+    const ptp4l = new Ptp4lWatcher(
+      {
+        udsPath: config.ptp4l,
+        // Beside ptp4l's own socket, as pmc binds /var/run/pmc.<pid> beside /var/run/ptp4l.
+        clientPath: join(dirname(config.ptp4l), `ocloud-agent.${process.pid}`),
+        domain: config.domain,
+        pollMs: config.pollMs,
+      },
+      (report) => agent.onPtp(report),
+    );
+    ptp4l.start();
+    stops.push(() => ptp4l.stop());
+  }
+  if (config.gpsd) {
+    const gpsd = new GpsdWatcher(config.gpsd.host, config.gpsd.port, (report) => agent.onGnss(report));
+    gpsd.start();
+    stops.push(() => gpsd.stop());
+  }
+  // Publishers are registered at start (201 or 409 alike), and again whenever the service lost one.
+  const published: Resource[] = [
+    ...(config.ptp4l ? (['lockState', 'clockClass'] as const) : []),
+    ...(config.gpsd ? (['gnss'] as const) : []),
+    'syncState',
+  ];
+  void Promise.all(
+    published.map((resource) =>
+      sender.register(resourceAddress(config.node, resource)).catch(() => undefined),
+    ),
+  ).then(() => sender.kick());
+  log(
+    `node agent for ${config.node}: ${[config.ptp4l && `ptp4l at ${config.ptp4l}`, config.gpsd && `gpsd at ${config.gpsd.host}:${config.gpsd.port}`].filter(Boolean).join(', ')}; publishing to ${client.url} (auth ${config.auth.kind})`,
+  );
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      for (const stop of stops) stop();
+      sender.stop();
+      process.exit(0);
+    });
+  }
+}
+
+main();

@@ -1,0 +1,271 @@
+/**
+ * The agent's side of the O-Cloud Notification API: registering its publishers and posting the
+ * outbox's events in order, signed as the stage requires: SigV4 with the standard AWS credential
+ * chain (`iam`, the producer routes of every deployed stage), a bearer token (`jwt`), or nothing
+ * (`none`, the local stage).
+ */
+import { readFileSync } from 'node:fs';
+import { defaultProvider } from '@aws-sdk/credential-provider-node';
+import { Sha256 } from '@smithy/core/checksum';
+import { HttpRequest } from '@smithy/core/protocols';
+import { SignatureV4 } from '@smithy/signature-v4';
+import type { Outbox, QueuedEvent } from './outbox';
+
+export type Auth =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'iam'; readonly region: string }
+  /** The token is read from the file on every request, so a rotated token is picked up. */
+  | { readonly kind: 'jwt'; readonly tokenFile: string };
+
+export interface Answer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+const API_PATH = '/api/ocloudNotifications/v2';
+const REQUEST_TIMEOUT_MS = 5000;
+
+export class ServiceClient {
+  private readonly base: URL;
+  private readonly signer: SignatureV4 | undefined;
+
+  constructor(
+    serviceUrl: string,
+    private readonly auth: Auth,
+  ) {
+    this.base = new URL(`${serviceUrl.replace(/\/+$/, '')}${API_PATH}`);
+    this.signer =
+      auth.kind === 'iam'
+        ? new SignatureV4({
+            service: 'execute-api',
+            region: auth.region,
+            credentials: defaultProvider(),
+            sha256: Sha256,
+          })
+        : undefined;
+  }
+
+  get url(): string {
+    return this.base.href;
+  }
+
+  /**
+   * Rejects only when the service cannot be reached or does not answer in time. The hard deadline
+   * beside fetch's own abort signal makes sure no request, however it stalls, holds the outbox.
+   */
+  request(method: string, path: string, body?: unknown): Promise<Answer> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error('no answer', { cause: new Error(`no answer within ${REQUEST_TIMEOUT_MS + 1000} ms`) }),
+          ),
+        REQUEST_TIMEOUT_MS + 1000,
+      );
+    });
+    return Promise.race([this.exchange(method, path, body), deadline]).finally(() => clearTimeout(timer));
+  }
+
+  private async exchange(method: string, path: string, body?: unknown): Promise<Answer> {
+    const url = new URL(`${this.base.pathname}${path}`, this.base);
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const headers = await this.headers(method, url, text);
+    const response = await fetch(url, {
+      method,
+      headers,
+      body: text,
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+    const answer = await response.text();
+    let parsed: unknown = answer;
+    try {
+      parsed = answer ? JSON.parse(answer) : undefined;
+    } catch {
+      // a proxy's page: kept as text for the log
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  private async headers(method: string, url: URL, body: string | undefined): Promise<Record<string, string>> {
+    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+    if (this.auth.kind === 'jwt') {
+      return { ...headers, authorization: `Bearer ${readFileSync(this.auth.tokenFile, 'utf8').trim()}` };
+    }
+    if (!this.signer) return headers;
+    const query: Record<string, string> = {};
+    for (const [name, value] of url.searchParams) query[name] = value;
+    const signed = await this.signer.sign(
+      new HttpRequest({
+        method,
+        protocol: url.protocol,
+        hostname: url.hostname,
+        port: url.port ? Number(url.port) : undefined,
+        path: url.pathname,
+        query,
+        headers: { ...headers, host: url.host },
+        body,
+      }),
+    );
+    // fetch sets host itself from the URL, to the same value.
+    const { host: _host, ...rest } = signed.headers;
+    return rest;
+  }
+}
+
+/**
+ * Sends the outbox's events, each address's oldest first, and removes each once the service has
+ * taken it (2xx); keeps it and tries again with back-off while the service cannot be reached or
+ * answers 408, 429 or 5xx. A 404 means the publisher is gone: it is registered again. Any other
+ * answer is a refusal that no retry changes; the event is logged and dropped so the rest can go.
+ */
+export class Sender {
+  private readonly publisherIds = new Map<string, string>();
+  private running = false;
+  private wake: (() => void) | undefined;
+  private stopped = false;
+  /** Why the service cannot take events now (logged when it changes), or undefined. */
+  private outage: string | undefined;
+
+  constructor(
+    private readonly client: ServiceClient,
+    private readonly outbox: Outbox,
+    private readonly log: (line: string) => void,
+    private readonly onAccepted: (sent: QueuedEvent, status: number) => void = () => undefined,
+    /** Logs every retry too (LOG_LEVEL=debug), not only an outage's start and end. */
+    private readonly verbose = false,
+  ) {}
+
+  /** Starts sending if it is not already. */
+  kick(): void {
+    if (this.wake) this.wake();
+    if (this.running || this.stopped) return;
+    this.running = true;
+    this.loop().finally(() => {
+      this.running = false;
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    let backoffMs = 0;
+    for (let heads = this.outbox.heads(); heads.length > 0 && !this.stopped; heads = this.outbox.heads()) {
+      if (backoffMs > 0) await this.sleep(backoffMs);
+      if (this.stopped) return;
+      // One event per address at a time, every address at once: a transition's lock-state,
+      // clock-class and sync-state go together, each address's events still in order.
+      const outcomes = await Promise.all(
+        heads.map((head) => this.send(head).catch((error: unknown) => this.unreachable(error))),
+      );
+      if (outcomes.includes('retry')) {
+        backoffMs = Math.min(Math.max(200, backoffMs * 2), 5000);
+        if (this.verbose)
+          this.log(
+            `${new Date().toISOString()} ${this.outbox.size} event(s) unsent (${this.outage ?? 'publisher lost'}); next try in ${backoffMs} ms`,
+          );
+        continue;
+      }
+      backoffMs = 0;
+      if (this.outage) {
+        this.outage = undefined;
+        this.log(`service at ${this.client.url} answers again; ${this.outbox.size} event(s) to send`);
+      }
+    }
+  }
+
+  private async send(head: QueuedEvent): Promise<'done' | 'retry'> {
+    const id = this.publisherIds.get(head.address) ?? (await this.register(head.address));
+    if (!id) return 'retry';
+    const answer = await this.client.request('POST', `/publishers/${id}/events`, head.event);
+    if (answer.status >= 200 && answer.status < 300) {
+      this.outbox.remove(head);
+      this.onAccepted(head, answer.status);
+      return 'done';
+    }
+    if (answer.status === 404) {
+      this.publisherIds.delete(head.address);
+      return 'retry';
+    }
+    if (retryable(answer.status)) return this.unavailable(answer);
+    this.log(
+      `the service refused ${head.event.type} for ${head.address} (HTTP ${answer.status}): ${detail(answer.body)}; dropped`,
+    );
+    this.outbox.remove(head);
+    return 'done';
+  }
+
+  /** 201 or 409 (already registered) both give the publisher's id. */
+  async register(address: string): Promise<string | undefined> {
+    const created = await this.client.request('POST', '/publishers', { ResourceAddress: address });
+    let id: string | undefined;
+    if (created.status === 201) id = member(created.body, 'SubscriptionId');
+    else if (created.status === 409) {
+      const listed = await this.client.request(
+        'GET',
+        `/publishers?ResourceAddress=${encodeURIComponent(address)}`,
+      );
+      const found = Array.isArray(listed.body)
+        ? listed.body.find((publisher) => member(publisher, 'ResourceAddress') === address)
+        : undefined;
+      id = member(found, 'SubscriptionId');
+    } else if (!retryable(created.status)) {
+      this.log(`the service refused publisher ${address} (HTTP ${created.status}): ${detail(created.body)}`);
+    }
+    if (id) this.publisherIds.set(address, id);
+    else if (retryable(created.status)) this.unavailable(created);
+    return id;
+  }
+
+  private unavailable(answer: Answer): 'retry' {
+    return this.failing(`answers HTTP ${answer.status} (${detail(answer.body)})`);
+  }
+
+  private unreachable(error: unknown): 'retry' {
+    const cause =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    return this.failing(`unreachable (${cause})`);
+  }
+
+  /** One log line when an outage starts and when its cause changes, not one per retry. */
+  private failing(cause: string): 'retry' {
+    if (this.outage !== cause) {
+      this.outage = cause;
+      this.log(
+        `service at ${this.client.url} ${cause}; keeping ${this.outbox.size} event(s) on disk and retrying`,
+      );
+    }
+    return 'retry';
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+}
+
+function retryable(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+function member(body: unknown, name: string): string | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const value = (body as Record<string, unknown>)[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function detail(body: unknown): string {
+  return member(body, 'detail') ?? (typeof body === 'string' ? body.slice(0, 200) : JSON.stringify(body));
+}

@@ -1,0 +1,463 @@
+// @ts-check
+/**
+ * The real daemons and processes the node agent's tests (test/agent/daemons/) and its benchmark
+ * (bench/agent.mjs) run: ptp4l as a grandmaster and as a follower in two network namespaces of
+ * their own joined by a veth pair (software time stamping, UDP over the test's own 10.x
+ * addresses, the follower with `free_running 1`: no clock of the machine is ever adjusted), gpsd
+ * fed by gpsfake or over UDP, `npm start`, the agent, and a consumer that records what it gets.
+ * Everything started here is removed by the `stop`/`remove` it returns.
+ */
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
+
+const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const run = promisify(execFile);
+
+/** Why the real-daemon tests cannot run here, or undefined when they can. */
+export function daemonsMissing() {
+  if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
+  for (const tool of ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
+    try {
+      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    } catch {
+      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients)`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * @param {number} ms
+ */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Polls `check` until it returns a value other than undefined.
+ * @template T
+ * @param {() => T | undefined | Promise<T | undefined>} check
+ * @param {string} what
+ * @param {number} [timeoutMs]
+ * @returns {Promise<T>}
+ */
+export async function until(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/**
+ * A child process whose output is kept, stopped with its whole process group.
+ * @param {string} command @param {string[]} args @param {NodeJS.ProcessEnv} [env]
+ */
+function startChild(command, args, env = process.env) {
+  const child = spawn(command, args, {
+    cwd: PROJECT_DIR,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let output = '';
+  /** @type {Array<() => void>} */
+  const listeners = [];
+  const append = (/** @type {Buffer} */ chunk) => {
+    output += chunk.toString();
+    if (output.length > 2_000_000) output = output.slice(-1_000_000);
+    for (const listener of listeners) listener();
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  const exited = once(child, 'exit');
+  return {
+    child,
+    output: () => output,
+    /** @param {() => void} listener */
+    onOutput: (listener) => listeners.push(listener),
+    /** @param {NodeJS.Signals} [signal] */
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      try {
+        process.kill(-(child.pid ?? 0), signal);
+      } catch {}
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-(child.pid ?? 0), 'SIGKILL');
+        } catch {}
+      }, 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * `npm start` (scripts/start-local.mjs) on its own port and data directory; `stop` and `start`
+ * again keep the port and the data, as a restart of the service does.
+ * @param {string} dir
+ */
+export async function startService(dir) {
+  const port = await freePort();
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    LOCAL_DYNAMODB_DIR: join(dir, 'dynamodb'),
+    LOCAL_QUEUE_FILE: join(dir, 'queue.db'),
+  };
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let current;
+  const start = async () => {
+    const started = startChild(process.execPath, ['scripts/start-local.mjs'], env);
+    current = started;
+    await until(
+      () => {
+        if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
+        return started.output().includes('API ready at') ? true : undefined;
+      },
+      'npm start',
+      180_000,
+    );
+  };
+  await start();
+  return {
+    base: `http://127.0.0.1:${port}`,
+    api: `http://127.0.0.1:${port}/api/ocloudNotifications/v2`,
+    start,
+    /** What the running (or last) `npm start` printed. */
+    output: () => current?.output() ?? '',
+    /** Ctrl-C, as a user stops it. */
+    stop: async () => current?.stop('SIGINT'),
+  };
+}
+
+/**
+ * A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived.
+ */
+export async function startConsumer() {
+  /** @type {Array<{ at: number, raw: string, headers: http.IncomingHttpHeaders, event: any }>} */
+  const received = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => {
+      raw += chunk;
+    });
+    req.on('end', () => {
+      res.writeHead(204).end();
+      let event;
+      try {
+        event = JSON.parse(raw);
+      } catch {}
+      received.push({ at: Date.now(), raw, headers: req.headers, event });
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return {
+    url: `http://127.0.0.1:${address.port}/events`,
+    received,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/**
+ * POSTs to the service, retrying while it is not up yet.
+ * @param {string} url @param {unknown} body
+ */
+export async function post(url, body) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * The node agent as a user runs it (`npm run agent` is `node agent/run.mjs`), its log kept.
+ * @param {{ service: string, node: string, stateDir: string, ptp4l?: string, gpsd?: string, args?: string[] }} options
+ */
+export function startAgent(options) {
+  const args = [
+    'agent/run.mjs',
+    '--service',
+    options.service,
+    '--node',
+    options.node,
+    '--state-dir',
+    options.stateDir,
+    ...(options.ptp4l ? ['--ptp4l', options.ptp4l] : []),
+    ...(options.gpsd ? ['--gpsd', options.gpsd] : []),
+    ...(options.args ?? []),
+  ];
+  const agent = startChild(process.execPath, args, { ...process.env, LOG_LEVEL: 'debug' });
+  return {
+    ...agent,
+    /** The log lines so far. */
+    lines: () => agent.output().split('\n'),
+  };
+}
+
+/**
+ * Runs linuxptp's own `pmc` against a ptp4l's socket. pmc waits a moment for the answer and
+ * prints only what it sent when none came (a busy machine): it is asked again, up to 5 times.
+ * @param {string} uds @param {string[]} commands
+ */
+export async function pmc(uds, ...commands) {
+  let stdout = '';
+  for (let attempt = 0; attempt < 5; attempt++) {
+    ({ stdout } = await run('pmc', ['-u', '-s', uds, '-b', '0', ...commands]));
+    if (stdout.split('RESPONSE MANAGEMENT').length > commands.length) return stdout;
+  }
+  return stdout;
+}
+
+/** The parts of `pmc GET GRANDMASTER_SETTINGS_NP`'s answer that `SET` takes, in its order. */
+const GRANDMASTER_SETTINGS = [
+  'clockClass',
+  'clockAccuracy',
+  'offsetScaledLogVariance',
+  'currentUtcOffset',
+  'leap61',
+  'leap59',
+  'currentUtcOffsetValid',
+  'ptpTimescale',
+  'timeTraceable',
+  'frequencyTraceable',
+  'timeSource',
+];
+
+/**
+ * Two ptp4l in two network namespaces of their own: a grandmaster (clock class 6) and a follower
+ * (slave only, `free_running 1`, so it never adjusts a clock). The follower is told its
+ * synchronisation is certain (SYNCHRONIZATION_UNCERTAIN_NP 0), which lets its free-running servo
+ * report locked, so that its port reaches SLAVE without steering anything.
+ * @param {string} dir
+ */
+export async function startPtpPair(dir) {
+  const tag = randomBytes(3).toString('hex');
+  const names = {
+    gmNs: `oagm${tag}`,
+    followerNs: `oafo${tag}`,
+    gmIf: `oag${tag}`,
+    followerIf: `oaf${tag}`,
+  };
+  const gmUds = join(dir, 'ptp4l-gm');
+  const followerUds = join(dir, 'ptp4l-follower');
+  const common = [
+    'time_stamping software',
+    'logAnnounceInterval 0',
+    'announceReceiptTimeout 2',
+    'logSyncInterval -2',
+  ];
+  const gmConfig = join(dir, 'gm.cfg');
+  const followerConfig = join(dir, 'follower.cfg');
+  const gmText = ['[global]', ...common, `uds_address ${gmUds}`, 'clockClass 6', 'priority1 100', ''].join(
+    '\n',
+  );
+  const followerText = [
+    '[global]',
+    ...common,
+    `uds_address ${followerUds}`,
+    'free_running 1',
+    'slaveOnly 1',
+    '',
+  ].join('\n');
+  writeFileSync(gmConfig, gmText);
+  writeFileSync(followerConfig, followerText);
+
+  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  const remove = async () => {
+    await gm?.stop();
+    await follower?.stop();
+    for (const ns of [names.gmNs, names.followerNs]) {
+      try {
+        ip('netns', 'del', ns); // takes the veth end inside it, and so the pair, with it
+      } catch {}
+    }
+  };
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let gm;
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let follower;
+  try {
+    ip('netns', 'add', names.gmNs);
+    ip('netns', 'add', names.followerNs);
+    ip(
+      'link',
+      'add',
+      names.gmIf,
+      'netns',
+      names.gmNs,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      names.followerIf,
+      'netns',
+      names.followerNs,
+    );
+    ip('-n', names.gmNs, 'addr', 'add', '10.231.0.1/30', 'dev', names.gmIf);
+    ip('-n', names.followerNs, 'addr', 'add', '10.231.0.2/30', 'dev', names.followerIf);
+    for (const [ns, dev] of [
+      [names.gmNs, names.gmIf],
+      [names.followerNs, names.followerIf],
+    ]) {
+      ip('-n', ns ?? '', 'link', 'set', dev ?? '', 'up');
+      ip('-n', ns ?? '', 'link', 'set', 'lo', 'up');
+    }
+    /** @param {string} ns @param {string} config @param {string} dev */
+    const ptp4l = (ns, config, dev) =>
+      startChild('ip', ['netns', 'exec', ns, 'ptp4l', '-4', '-m', '-f', config, '-i', dev]);
+    const startGm = async () => {
+      gm = ptp4l(names.gmNs, gmConfig, names.gmIf);
+      await until(
+        () =>
+          pmc(gmUds, 'GET PORT_DATA_SET')
+            .then((out) => (/portState\s+MASTER/.test(out) ? true : undefined))
+            .catch(() => undefined),
+        'the grandmaster',
+        30_000,
+      );
+    };
+    await startGm();
+    follower = ptp4l(names.followerNs, followerConfig, names.followerIf);
+    await until(
+      () =>
+        pmc(followerUds, 'SET SYNCHRONIZATION_UNCERTAIN_NP 0')
+          .then((out) => (out.includes('uncertain 0') ? true : undefined))
+          .catch(() => undefined),
+      'the follower',
+      30_000,
+    );
+    const followerIsSlave = () =>
+      until(
+        () =>
+          pmc(followerUds, 'GET PORT_DATA_SET')
+            .then((out) => (/portState\s+SLAVE/.test(out) ? true : undefined))
+            .catch(() => undefined),
+        'the follower to lock',
+        60_000,
+      );
+    await followerIsSlave();
+    return {
+      names,
+      gmUds,
+      followerUds,
+      gmConfigText: gmText,
+      followerConfigText: followerText,
+      gmPid: () => gm?.child.pid,
+      /**
+       * `pmc SET GRANDMASTER_SETTINGS_NP` with another clock class, the rest as they are (what
+       * ts2phc does on a GNSS loss). Resolves when pmc returns.
+       * @param {number} clockClass
+       */
+      async setClockClass(clockClass) {
+        const current = await pmc(gmUds, 'GET GRANDMASTER_SETTINGS_NP');
+        const values = GRANDMASTER_SETTINGS.map((name) => {
+          if (name === 'clockClass') return `${name} ${clockClass}`;
+          const match = new RegExp(`\\b${name}\\s+(\\S+)`).exec(current);
+          if (!match) throw new Error(`no ${name} in ${current}`);
+          return `${name} ${match[1]}`;
+        });
+        const answer = await pmc(gmUds, `SET GRANDMASTER_SETTINGS_NP ${values.join(' ')}`);
+        if (!new RegExp(`clockClass\\s+${clockClass}\\b`).test(answer))
+          throw new Error(`SET refused: ${answer}`);
+      },
+      /** @param {NodeJS.Signals} [signal] */
+      stopGm: async (signal = 'SIGTERM') => gm?.stop(signal),
+      startGm,
+      followerIsSlave,
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
+
+/**
+ * An NMEA log of `[mode, seconds]` segments: each second a GPRMC, GPGGA and GPGSA as a receiver
+ * sends them, with a fix of `mode` (1 none, 2 2D, 3 3D).
+ * @param {Array<[1 | 2 | 3, number]>} segments
+ */
+export function nmeaLog(segments) {
+  /** @type {string[]} */
+  const lines = [];
+  const start = Date.UTC(2026, 0, 1, 12, 0, 0);
+  let second = 0;
+  for (const [mode, seconds] of segments) {
+    for (let i = 0; i < seconds; i++, second++) {
+      lines.push(...nmeaSecond(nmeaTime(new Date(start + second * 1000)), mode));
+    }
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/** @param {Date} d */
+export function nmeaTime(d) {
+  const iso = d.toISOString();
+  return {
+    hms: `${iso.slice(11, 19).replaceAll(':', '')}.00`,
+    dmy: `${iso.slice(8, 10)}${iso.slice(5, 7)}${iso.slice(2, 4)}`,
+  };
+}
+
+/**
+ * One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D).
+ * @param {{ hms: string, dmy: string }} at @param {1 | 2 | 3} mode
+ */
+export function nmeaSecond(at, mode) {
+  if (mode === 1) {
+    return [
+      sentence(`GPRMC,${at.hms},V,,,,,,,${at.dmy},,,N`),
+      sentence(`GPGGA,${at.hms},,,,,0,00,99.9,,,,,,`),
+      sentence('GPGSA,A,1,,,,,,,,,,,,,99.9,99.9,99.9'),
+    ];
+  }
+  return [
+    sentence(`GPRMC,${at.hms},A,4807.038,N,01131.000,E,0.0,0.0,${at.dmy},,,A`),
+    // gpsd takes a GGA with an altitude as a 3D fix: a 2D receiver sends none.
+    sentence(`GPGGA,${at.hms},4807.038,N,01131.000,E,1,08,0.9,${mode === 3 ? '545.4' : ''},M,46.9,M,,`),
+    sentence(`GPGSA,A,${mode},04,05,09,12,24,25,29,31,,,,,1.8,1.0,1.5`),
+  ];
+}
+
+/** @param {string} body */
+function sentence(body) {
+  let sum = 0;
+  for (const char of body) sum ^= char.charCodeAt(0);
+  return `$${body}*${sum.toString(16).toUpperCase().padStart(2, '0')}`;
+}
+
+/**
+ * gpsfake replaying `logPath` once into a gpsd of its own on `port`.
+ * @param {string} logPath @param {number} port
+ */
+export function startGpsfake(logPath, port) {
+  return startChild('gpsfake', ['-q', '-c', '0.2', '-P', String(port), '-1', logPath]);
+}
+
+/**
+ * A gpsd on `port` reading NMEA from UDP on `udpPort` (gpsd's udp:// source), so that a benchmark
+ * knows the moment each sentence is written.
+ * @param {number} port @param {number} udpPort
+ */
+export function startUdpGpsd(port, udpPort) {
+  return startChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
+}
+
+export { freePort, PROJECT_DIR };

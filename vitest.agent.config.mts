@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+
+/**
+ * `npm run test:agent`: the node agent against the real ptp4l and gpsd (root, linuxptp, gpsd;
+ * skipped with the reason where they are missing). It starts its own `npm start`, so it needs
+ * none of the main suite's set-up.
+ */
+export default defineConfig({
+  test: {
+    include: ['test/agent/daemons/**/*.test.ts'],
+    env: {
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      AWS_EMF_ENVIRONMENT: 'Local',
+    },
+    hookTimeout: 300_000,
+    testTimeout: 240_000,
+    silent: 'passed-only',
+  },
+});
