@@ -1,25 +1,73 @@
 // @ts-check
 /**
- * Part 3, store calls and capacity. The real handler bundles talk to DynamoDB Local through a
- * counting proxy on 127.0.0.1 that sets ReturnConsumedCapacity: 'TOTAL' on every request and
- * records the operation and the ConsumedCapacity of each answer (the answers pass unchanged, so
- * the SDK's CRC32 check still holds). The handlers' code is not touched.
+ * Part 3, store calls and capacity, and what a notification costs in AWS (bench:fanout,
+ * bench:storm). The real handler bundles talk to DynamoDB Local through a counting proxy on
+ * 127.0.0.1 that sets ReturnConsumedCapacity: 'INDEXES' on every request and records the operation
+ * and the read and write units AWS bills for it (the answers pass unchanged, so the SDK's CRC32
+ * check still holds). The handlers' code is not touched.
  */
 import http from 'node:http';
-import { lambdaContext, listenLocal, loadFresh, verdict } from './common.mjs';
+import { informational, lambdaContext, listenLocal, loadFresh, pool, verdict } from './common.mjs';
 import { runSample } from './routes.mjs';
 
-/** us-east-1 on-demand prices, USD per million request units (since 1 Nov 2024). */
-export const PRICES = { writeRequestUnit: 0.625, readRequestUnit: 0.125 };
+/**
+ * us-east-1 list prices in USD per million (GB-seconds: per GB-second), from each service's
+ * pricing page (docs/benchmarks.md cites them): DynamoDB on-demand since 1 Nov 2024; SQS standard
+ * queues (each 64 KB of a request's payload is one request); Lambda on arm64, the first duration
+ * tier; API Gateway HTTP APIs, the first 300 million requests.
+ */
+export const PRICES = {
+  writeRequestUnit: 0.625,
+  readRequestUnit: 0.125,
+  sqsRequest: 0.4,
+  lambdaRequest: 0.2,
+  lambdaGbSecond: 0.0000133334,
+  httpApiRequest: 1.0,
+};
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+/**
+ * The units AWS bills for one request. DynamoDB Local computes them as AWS does (item sizes
+ * rounded up to 1 KB per write unit and 4 KB per read unit, half a unit for an eventually
+ * consistent read, twice for a transaction, and, asked for INDEXES, the index entries written),
+ * except where it reports less: a BatchGetItem key that finds no item (AWS bills it as a read of
+ * the smallest item, as GetItem, which DynamoDB Local does bill) and PartiQL batches (it reports
+ * nothing; each write statement is one write unit, its condition held or not: the delivery
+ * cursors, the only items written that way, are a few hundred bytes and in no index), and a
+ * conditional write refused (an error answer; AWS bills it a write unit, a cursor's size).
+ * @param {string} op @param {any} input @param {any} output
+ */
+function billedUnits(op, input, output) {
+  let units = 0;
+  for (const c of [output?.ConsumedCapacity].flat().filter(Boolean)) units += Number(c.CapacityUnits ?? 0);
+  // A refused condition is answered as an error, without units; AWS bills the write all the same.
+  if (/ConditionalCheckFailed/.test(output?.__type ?? '')) units += 1;
+  if (op === 'BatchGetItem') {
+    for (const [table, request] of Object.entries(input?.RequestItems ?? {})) {
+      const answered =
+        (output?.Responses?.[table]?.length ?? 0) + (output?.UnprocessedKeys?.[table]?.Keys?.length ?? 0);
+      units += (request.Keys.length - answered) * (request.ConsistentRead ? 1 : 0.5);
+    }
+  }
+  if (op === 'BatchExecuteStatement') {
+    units += (input?.Statements ?? []).filter(
+      (/** @type {{ Statement: string }} */ s) => !/^\s*SELECT/i.test(s.Statement),
+    ).length;
+  }
+  return READS.has(op) ? { read: units, write: 0 } : { read: 0, write: units };
+}
+
+/** @typedef {{ op: string, read: number, write: number, headers: Record<string, string>, body: Buffer }} Counted */
 
 /**
  * @param {string} target DynamoDB Local endpoint
- * @returns {Promise<{ url: string, log: { op: string, read: number, write: number }[], close: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, log: Counted[], replay: (entries: Counted[], concurrency: number) => Promise<number>, close: () => Promise<void> }>}
  */
 export async function countingProxy(target) {
   const upstream = new URL(target);
   const agent = new http.Agent({ keepAlive: true });
-  /** @type {{ op: string, read: number, write: number }[]} */
+  /** @type {Counted[]} */
   const log = [];
   const server = http.createServer((req, res) => {
     const chunks = /** @type {Buffer[]} */ ([]);
@@ -27,9 +75,11 @@ export async function countingProxy(target) {
     req.on('end', () => {
       const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? 'unknown';
       let body = Buffer.concat(chunks);
+      /** @type {any} */
+      let input;
       try {
-        const input = JSON.parse(body.toString('utf8'));
-        input.ReturnConsumedCapacity = 'TOTAL';
+        input = JSON.parse(body.toString('utf8'));
+        input.ReturnConsumedCapacity = 'INDEXES';
         body = Buffer.from(JSON.stringify(input));
       } catch {
         // not JSON: pass as is
@@ -42,19 +92,18 @@ export async function countingProxy(target) {
           answer.on('data', (chunk) => parts.push(chunk));
           answer.on('end', () => {
             const raw = Buffer.concat(parts);
-            const entry = { op, read: 0, write: 0 };
+            let units = { read: 0, write: 0 };
             try {
-              const consumed = JSON.parse(raw.toString('utf8')).ConsumedCapacity;
-              // DynamoDB Local reports only CapacityUnits: they are write units for writes.
-              const writes = /Write|Put|Update|Delete/.test(op);
-              for (const c of [consumed].flat().filter(Boolean)) {
-                entry.read += Number(c.ReadCapacityUnits ?? (writes ? 0 : (c.CapacityUnits ?? 0)));
-                entry.write += Number(c.WriteCapacityUnits ?? (writes ? (c.CapacityUnits ?? 0) : 0));
-              }
+              units = billedUnits(op, input, JSON.parse(raw.toString('utf8')));
             } catch {
               // not JSON
             }
-            log.push(entry);
+            const kept = /** @type {Record<string, string>} */ ({
+              'content-type': String(req.headers['content-type']),
+              'x-amz-target': String(req.headers['x-amz-target']),
+              authorization: String(req.headers.authorization),
+            });
+            log.push({ op, ...units, headers: kept, body });
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             res.end(raw);
           });
@@ -71,6 +120,15 @@ export async function countingProxy(target) {
   return {
     url,
     log,
+    /** Sends `entries` again, as recorded, straight to DynamoDB Local; resolves to the time taken (ms). */
+    replay: async (entries, concurrency) => {
+      const started = Date.now();
+      await pool(entries.length, concurrency, async (i) => {
+        const { headers, body } = /** @type {Counted} */ (entries[i]);
+        await (await fetch(target, { method: 'POST', headers, body })).arrayBuffer();
+      });
+      return Date.now() - started;
+    },
     close: () => {
       agent.destroy();
       server.closeAllConnections();
@@ -88,7 +146,7 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
   const previous = process.env.AWS_ENDPOINT_URL_DYNAMODB;
   process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.url;
   print(
-    '\n## 3. Store calls and consumed capacity per operation (ReturnConsumedCapacity: TOTAL, via a counting proxy)',
+    '\n## 3. Store calls and the capacity AWS bills per operation (ReturnConsumedCapacity: INDEXES, via a counting proxy)',
   );
   print(
     `prices: us-east-1 on-demand, $${PRICES.writeRequestUnit} per million WRU, $${PRICES.readRequestUnit} per million RRU`,
@@ -139,11 +197,73 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
       );
       print(`${''.padEnd(34)}units per request: ${perOp.join(', ')}`);
     }
-    print(
-      '(each counted on a warm instance; DynamoDB Local reports table capacity only: add 1 WRU per GSI item written in AWS)',
-    );
+    print('(each counted on a warm instance; units as AWS bills them, index entries included)');
   } finally {
     process.env.AWS_ENDPOINT_URL_DYNAMODB = previous;
     await proxy.close();
+  }
+}
+
+/**
+ * The SQS requests the local queue served or played (sends, the event sources' receives and
+ * deletes, visibility changes), as SQS bills them: each carries well under 64 KB (at most ten
+ * messages of about 1 KB), so each is one billed request.
+ * @param {ReturnType<import('../scripts/local-queue.mjs').LocalQueue['stats']>} stats
+ */
+export const sqsRequests = (stats) =>
+  Object.values(stats).reduce(
+    (n, q) => n + q.sendRequests + q.receiveRequests + q.deleteRequests + q.visibilityChanges,
+    0,
+  );
+
+/**
+ * Prints what one notification costs in AWS, from what a run counted for `notifications` of them:
+ * the DynamoDB requests and units as billed (countingProxy), the SQS requests as billed
+ * (sqsRequests), the Lambda invocations and GB-seconds (each invocation's billed duration at its
+ * function's memory in serverless.yml) and the HTTP API requests, priced per million at PRICES.
+ * Each count is printed beside its budget, so that a change adding a request, a unit or an
+ * invocation per notification fails; the GB-seconds and dollars follow this machine's durations
+ * (DynamoDB Local, a shared CPU: an upper bound of AWS's) and are printed without one.
+ * @param {string} part @param {(line: string) => void} print
+ * @param {{ notifications: number, dynamo: Counted[], sqsRequests: number, invocations: { fn: string, ms: number }[],
+ *   memoryMb: Record<string, number>, apiRequests: number }} run
+ * @param {{ dynamoRequests: number, readUnits: number, writeUnits: number, sqsRequests: number, invocations: number }} budget
+ */
+export function printNotificationCost(part, print, run, budget) {
+  const { dynamo, invocations } = run;
+  const per = (/** @type {number} */ total) => total / Math.max(1, run.notifications);
+  const tally = (/** @type {string[]} */ names) =>
+    [...new Set(names)].map((name) => `${name} ${names.filter((n) => n === name).length}`).join(', ');
+  const sum = (/** @type {number[]} */ values) => values.reduce((n, v) => n + v, 0);
+  const read = per(sum(dynamo.map((e) => e.read)));
+  const write = per(sum(dynamo.map((e) => e.write)));
+  const sqs = per(run.sqsRequests);
+  const invoked = per(invocations.length);
+  const gbSeconds = per(
+    sum(invocations.map((i) => (Math.ceil(i.ms) / 1000) * ((run.memoryMb[i.fn] ?? 0) / 1024))),
+  );
+  const api = per(run.apiRequests);
+  const dollars = {
+    DynamoDB: read * PRICES.readRequestUnit + write * PRICES.writeRequestUnit,
+    SQS: sqs * PRICES.sqsRequest,
+    Lambda: invoked * PRICES.lambdaRequest + gbSeconds * 1e6 * PRICES.lambdaGbSecond,
+    'HTTP API': api * PRICES.httpApiRequest,
+  };
+  const spent = Object.entries(dollars).map(([name, d]) => `${name} ${d.toFixed(2)}`);
+  /** @type {[string, number, number | undefined, string][]} */
+  const rows = [
+    ['DynamoDB requests', per(dynamo.length), budget.dynamoRequests, tally(dynamo.map((e) => e.op))],
+    ['DynamoDB read units', read, budget.readUnits, 'as billed'],
+    ['DynamoDB write units', write, budget.writeUnits, 'as billed, index entries included'],
+    ['SQS requests', sqs, budget.sqsRequests, 'as billed'],
+    ['Lambda invocations', invoked, budget.invocations, tally(invocations.map((i) => i.fn))],
+    ['Lambda GB-seconds', gbSeconds, undefined, "billed durations measured here: this machine's"],
+    ['HTTP API requests', api, undefined, ''],
+    ['$ per million notifications', sum(Object.values(dollars)), undefined, spent.join(' + ')],
+  ];
+  print('  in AWS, per notification (us-east-1 list prices: docs/benchmarks.md)');
+  for (const [label, value, max, note] of rows) {
+    const judged = max === undefined ? informational(part, label) : verdict(part, label, value, max);
+    print(`    ${label.padEnd(28)} ${value.toPrecision(3).padStart(8)}  ${judged}  (${note})`);
   }
 }

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
 import { queueEnv } from '../scripts/local-queue.mjs';
 
@@ -51,9 +52,7 @@ export function esbuildOptions(overrides = {}) {
  * @returns {Promise<Record<string, string>>} function name → handler source (`functions/x.ts`)
  */
 export async function serverlessFunctions() {
-  /** @type {(path: string) => Promise<{ custom?: { esbuild?: { config?: string } }, functions: unknown }>} */
-  const read = require('serverless/lib/configuration/read');
-  const yml = await read(join(PROJECT_DIR, 'serverless.yml'));
+  const yml = await readServerlessYml();
   const configFile = yml.custom?.esbuild?.config;
   if (!configFile || resolve(PROJECT_DIR, configFile) !== join(PROJECT_DIR, 'esbuild.config.cjs')) {
     throw new Error(
@@ -68,6 +67,22 @@ export async function serverlessFunctions() {
     functions[name] = `${fn.handler.slice(0, fn.handler.lastIndexOf('.'))}.ts`;
   }
   return functions;
+}
+
+/** serverless.yml as the framework's own parser reads it (with its CloudFormation tags). */
+function readServerlessYml() {
+  /** @type {(path: string) => Promise<{ custom?: { esbuild?: { config?: string } }, provider: { memorySize?: number }, functions: unknown }>} */
+  const read = require('serverless/lib/configuration/read');
+  return read(join(PROJECT_DIR, 'serverless.yml'));
+}
+
+/** Each function's memory in serverless.yml (MB): its own `memorySize`, else the provider's. */
+export async function functionMemoryMb() {
+  const yml = await readServerlessYml();
+  const functions = /** @type {Record<string, { memorySize?: number }>} */ (yml.functions);
+  return Object.fromEntries(
+    Object.entries(functions).map(([name, fn]) => [name, fn.memorySize ?? yml.provider.memorySize ?? 1024]),
+  );
 }
 
 export const BARE_HANDLER_SOURCE = `import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
@@ -130,6 +145,60 @@ export function listenLocal(server) {
       resolve({ port, url: `http://127.0.0.1:${port}` });
     });
   });
+}
+
+/** The consumers' server (a CommonJS script for a worker thread): 204 at once, never on /hang/. */
+const SINK_SOURCE = `const { parentPort } = require('node:worker_threads');
+const server = require('node:http').createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    if (req.url.startsWith('/hang/')) return;
+    res.writeHead(204).end();
+    let id = '';
+    try { id = JSON.parse(Buffer.concat(chunks).toString()).id ?? ''; } catch {}
+    parentPort.postMessage([req.url, id, Date.now()]);
+  });
+});
+server.keepAliveTimeout = 10000;
+server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`;
+
+/**
+ * Consumers on 127.0.0.1 that answer 204 at once (or never, under /hang/), in a worker thread of
+ * their own, as a consumer runs apart from the service: beside the handlers on one event loop they
+ * answered late whenever the loop was busy, and the sender's 2 s time-out fired
+ * (docs/delivery.md, "Repeats"). Keeps each (path, event id)'s first arrival, the distinct
+ * arrivals per first path segment, and the repeats.
+ */
+export async function startSink() {
+  const worker = new Worker(SINK_SOURCE, { eval: true });
+  /** @type {Map<string, number>} `${path}|${event id}` → first arrival (ms) */
+  const first = new Map();
+  /** @type {Map<string, number>} first path segment → distinct arrivals */
+  const distinct = new Map();
+  let repeats = 0;
+  const port = await new Promise((resolve, reject) => {
+    worker.once('error', reject);
+    worker.on('message', (message) => {
+      if (typeof message === 'number') return resolve(message);
+      const [path, id, at] = message;
+      const key = `${path}|${id}`;
+      if (first.has(key)) {
+        repeats += 1;
+        return;
+      }
+      first.set(key, at);
+      const kind = path.split('/')[1];
+      distinct.set(kind, (distinct.get(kind) ?? 0) + 1);
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    first,
+    distinct: (/** @type {string} */ kind) => distinct.get(kind) ?? 0,
+    repeats: () => repeats,
+    close: () => worker.terminate(),
+  };
 }
 
 /** A temp dir inside the project (so bare sources resolve node_modules), removed on exit. */
@@ -251,21 +320,6 @@ export function verdict(part, figure, value, budget) {
 export function informational(part, figure) {
   verdicts.push({ part, figure, pass: null });
   return 'budget: none set (informational)';
-}
-
-/**
- * CPU time (user + system, ms) a process has used so far, from Linux's /proc; undefined elsewhere
- * or once it has exited. Where the seconds go: DynamoDB Local's Java and the handlers' Node.
- * @param {number | undefined} pid
- */
-export function cpuMs(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    // utime and stime, in clock ticks of 10 ms (USER_HZ is 100 on every Linux build).
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
 }
 
 export const ms = (/** @type {number} */ value) => `${value.toFixed(2)} ms`;
@@ -510,6 +564,20 @@ export async function until(done, what, timeoutMs = 5 * 60_000) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+export const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
+export const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a benchmark; exits 1 when it failed or one of its budgets did. @param {() => Promise<void>} main */
+export function runMain(main) {
+  main().then(
+    () => process.exit(verdicts.some((v) => v.pass === false) ? 1 : 0),
+    (error) => {
+      print(`benchmark failed: ${error instanceof Error ? error.stack : String(error)}`);
+      process.exit(1);
+    },
+  );
 }
 
 /** Ends the process with status 1 if the benchmark runs past `limitMs`, so it can never hang. */

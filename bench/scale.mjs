@@ -14,7 +14,7 @@
 import { createRequire } from 'node:module';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startLocalQueue } from '../scripts/local-queue.mjs';
-import { loadEntry, pool, quantile, TABLE_NAME, verdict, verdicts } from './common.mjs';
+import { loadEntry, pool, print, quantile, sleep, TABLE_NAME, verdict, verdicts } from './common.mjs';
 
 const PUBLISHERS = Number(process.env.PUBLISHERS || 100_000);
 const SUBSCRIPTIONS = Number(process.env.SUBSCRIPTIONS || 200_000);
@@ -34,8 +34,6 @@ const RESOURCES = [
 ];
 const RESOURCES_PER_NODE = 10;
 
-const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
-
 /** Prints the figure beside its budget and PASS/FAIL. @param {string} figure @param {number} value @param {number} budget */
 const check = (figure, value, budget) =>
   print(
@@ -46,7 +44,6 @@ const exact = (figure, value, expected) =>
   print(
     `  ${figure}: ${value} (expected ${expected})  ${verdict('scale', figure, Math.abs(value - expected), 0).replace('budget ≤ 0', 'difference 0')}`,
   );
-const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The i-th publisher's node, and its address: 10 clusters, 20 sites each, nodes of 10 resources. */
 function nodeOf(/** @type {number} */ i) {

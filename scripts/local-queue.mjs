@@ -187,7 +187,8 @@ export async function startLocalQueue({
   log = (text) => console.error(text),
 } = {}) {
   const file = path ?? join(tmpdir(), `ocloud-queue-${process.pid}-${randomUUID()}.db`);
-  const store = openQueueStore(file);
+  // A temporary queue dies with its process: its sends need no fsync (local-queue/store.mjs).
+  const store = openQueueStore(file, { durable: path !== undefined });
   /** What SQS would have been asked for, per queue: messages, and requests (its batch calls take 10). */
   const stats = Object.fromEntries(
     QUEUE_NAMES.map((name) => [
@@ -258,7 +259,10 @@ export async function startLocalQueue({
     redrive,
     receive,
     send: (name, entries) => send(name, entries, 1),
-    changed: wake,
+    changed: (name) => {
+      statsOf(name).visibilityChanges += 1;
+      wake();
+    },
     waitForMessages: (ms) =>
       new Promise((resolve) => {
         const done = () => {

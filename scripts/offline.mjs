@@ -123,9 +123,11 @@ export async function startOffline({
   }
 
   const url = `http://127.0.0.1:${httpPort}${API_PATH}`;
+  // Offline before its queue: a handler still running when the queue closed would fail to enqueue
+  // (ECONNREFUSED) and answer 503, and bench:storm's clean-up after a failure logged hundreds.
   const stop = async () => {
-    await queue?.stop();
     await stopChild(child, true);
+    await queue?.stop();
     await rm(join(PROJECT_DIR, buildFolder), { recursive: true, force: true });
   };
   const deadline = Date.now() + timeoutMs;

@@ -75,7 +75,10 @@ export class FanOut {
       count += subscriptions.length;
       if (subscriptions.length === 0) return;
       const bodies = subscriptions.map((s) => ({ body: JSON.stringify(deliveryMessage(s, message, now)) }));
-      sends.push(this.queue.send('delivery', bodies));
+      const sent = this.queue.send('delivery', bodies);
+      // Awaited below, once every page is read; a send failing before then is not unhandled.
+      sent.catch(() => undefined);
+      sends.push(sent);
     };
     try {
       outer: for (const [i, ancestor] of pending.entries()) {

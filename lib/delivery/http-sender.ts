@@ -82,6 +82,7 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
     let started = Date.now();
     const remaining = () => Math.max(0, opts.timeoutMs - (Date.now() - started));
     let settled = false;
+    let answered = false;
     let timer: NodeJS.Timeout | undefined;
     let req: http.ClientRequest | undefined;
     const finish = (outcome: SendOutcome) => {
@@ -90,12 +91,20 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
       clearTimeout(timer);
       resolve(outcome);
     };
+    // A time-out is decided after the I/O already received is read (setImmediate runs after the
+    // loop's poll phase): when the process was busy past the deadline, timers run before the
+    // sockets are read, and an answer that arrived in time would be thrown away and sent again.
     const timeOutIn = (ms: number) => {
       clearTimeout(timer);
-      timer = setTimeout(() => {
-        finish({ kind: 'timeout' });
-        req?.destroy();
-      }, ms);
+      timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (answered) return;
+            finish({ kind: 'timeout' });
+            req?.destroy();
+          }),
+        ms,
+      );
     };
 
     // Waiting for a socket is bounded too: by then the host has kept every socket busy that long.
@@ -115,6 +124,7 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
         },
       },
       (res) => {
+        answered = true;
         const outcome: SendOutcome = { kind: 'response', status: res.statusCode ?? 0 };
         const retryAfter = parseRetryAfter(res.headers['retry-after']);
         if (retryAfter !== undefined) outcome.retryAfterSeconds = retryAfter;

@@ -42,7 +42,7 @@ const invalid = (/** @type {string} */ message) => new SqsApiError('InvalidParam
  * @property {(name: string, max: number, visibilityMs: number) => import('./store.mjs').StoredMessage[]} receive
  *   receives (moving what must go to the dead-letter queue and reporting it)
  * @property {(name: string, entries: { body: string, delayMs: number }[]) => string[]} send sends and wakes the poller
- * @property {() => void} changed wakes the poller after a visibility change
+ * @property {(name: string) => void} changed counts a visibility change request and wakes the poller
  * @property {(ms: number) => Promise<void>} waitForMessages resolves on a send, or after `ms`
  * @property {string} baseUrl
  */
@@ -135,8 +135,9 @@ export async function runAction(context, action, input) {
       return { Successful: entries.map((entry) => ({ Id: String(entry.Id) })), Failed: [] };
     }
     case 'ChangeMessageVisibility': {
-      changeVisibility(context, queueOf(), input);
-      context.changed();
+      const queue = queueOf();
+      changeVisibility(context, queue, input);
+      context.changed(queue);
       return {};
     }
     case 'ChangeMessageVisibilityBatch': {
@@ -156,7 +157,7 @@ export async function runAction(context, action, input) {
           failed.push({ Id: id, SenderFault: true, Code: code, Message: String(error) });
         }
       }
-      context.changed();
+      context.changed(queue);
       return { Successful: successful, Failed: failed };
     }
     case 'GetQueueAttributes': {

@@ -88,6 +88,29 @@ describe('fan-out continuations', () => {
     expect(invocations).toBeGreaterThanOrEqual(3);
   });
 
+  it('fails with a send that failed while it was still reading pages, and leaves no rejection unhandled', async () => {
+    // A queue that refuses every send (a fault the local queue does not produce on demand). The
+    // first page's send fails while the next page is being read: before, that rejection had no
+    // handler yet, and Node ended the process (bench:fanout died of it under load).
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    await subscribe(node, 7);
+    const refusing = new RecordingQueue();
+    refusing.send = async () => {
+      throw new Error('queue down');
+    };
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const fanOut = new FanOut(deliveryStore(), refusing, { pageSize: 2, pagesPerInvocation: 10 });
+      await expect(fanOut.run(acceptedAt(node))).rejects.toThrow('queue down');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('reads the whole address in one invocation when it fits its page budget', async () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
     const expected = await subscribe(node, 3);

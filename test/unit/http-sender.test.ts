@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseRetryAfter, postJson } from '../../lib/delivery/http-sender';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
@@ -120,14 +121,64 @@ describe('postJson', () => {
   });
 
   it("times an attempt from when it has a socket, not while it waits for one of the agent's 64 to a busy host", async () => {
-    // Each answer takes 2/3 of the time-out; 128 attempts at once to one host: the second 64 wait
-    // for a socket about that long first, which must not count against their consumer.
+    // 320 attempts at once to one host that answers each in 3/10 of the time-out: with 64 sockets
+    // they go in five waves, so the last waves wait 4 × 3/10 of the time-out for a socket — longer
+    // than the time-out itself — and then are answered at once. Timed from their creation, the
+    // fourth and fifth waves (128 attempts) time out; timed from their socket, none does, with 7/10
+    // of the time-out to spare for a loaded machine.
+    const attemptTimeoutMs = 1000;
     const server = await startServer((_req, res) => {
-      setTimeout(() => res.writeHead(204).end(), (timeoutMs * 2) / 3);
+      setTimeout(() => res.writeHead(204).end(), (attemptTimeoutMs * 3) / 10);
     });
-    const outcomes = await Promise.all(Array.from({ length: 128 }, () => send(server.url)));
+    const started = Date.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: 320 }, () =>
+        postJson(server.url, '{}', { timeoutMs: attemptTimeoutMs, policy: allowPrivate, userAgent }),
+      ),
+    );
     expect(outcomes.filter((o) => o.kind !== 'response')).toEqual([]);
-    expect(server.received).toHaveLength(128);
+    expect(server.received).toHaveLength(320);
+    // The waits did happen: the last wave was answered after more than the time-out.
+    expect(Date.now() - started).toBeGreaterThan(attemptTimeoutMs);
+  });
+
+  it('keeps an answer that arrived in time when its process was busy past the deadline', async () => {
+    // The consumer runs in a worker thread. It tells this thread when the request has arrived,
+    // waits until this thread is busy, answers 204, and tells it so; this thread stays busy until
+    // well past the time-out. When it runs again the time-out's timer is due and the answer is in
+    // its socket: timers run before sockets are read, so without the deferral this was a timeout.
+    const flags = new Int32Array(new SharedArrayBuffer(12)); // arrived, busy, answered
+    const worker = new Worker(
+      `const { workerData: flags, parentPort } = require('node:worker_threads');
+      const server = require('node:http').createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          Atomics.store(flags, 0, 1);
+          Atomics.wait(flags, 1, 0);
+          res.writeHead(204).end(() => Atomics.store(flags, 2, 1));
+        });
+      });
+      server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`,
+      { eval: true, workerData: flags },
+    );
+    try {
+      const port = await new Promise<number>((resolve) => worker.once('message', resolve));
+      const started = Date.now();
+      const outcome = postJson(`http://127.0.0.1:${port}/hook`, '{}', {
+        timeoutMs,
+        policy: allowPrivate,
+        userAgent,
+      });
+      while (Atomics.load(flags, 0) === 0) await new Promise((resolve) => setImmediate(resolve));
+      Atomics.store(flags, 1, 1);
+      Atomics.notify(flags, 1);
+      while (Atomics.load(flags, 2) === 0 || Date.now() - started < timeoutMs * 2) {
+        // busy: no timer, no socket is served
+      }
+      expect(await outcome).toEqual({ kind: 'response', status: 204 });
+    } finally {
+      await worker.terminate();
+    }
   });
 
   it('maps a closed port to network-error', async () => {
