@@ -5,10 +5,7 @@
  * (`none`, the local stage).
  */
 import { readFileSync } from 'node:fs';
-import { defaultProvider } from '@aws-sdk/credential-provider-node';
-import { Sha256 } from '@smithy/core/checksum';
-import { HttpRequest } from '@smithy/core/protocols';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { requestSigner } from '../scripts/sign-request.mjs';
 import type { Outbox, QueuedEvent } from './outbox';
 
 export type Auth =
@@ -27,22 +24,14 @@ const REQUEST_TIMEOUT_MS = 5000;
 
 export class ServiceClient {
   private readonly base: URL;
-  private readonly signer: SignatureV4 | undefined;
+  private readonly signer: ReturnType<typeof requestSigner> | undefined;
 
   constructor(
     serviceUrl: string,
     private readonly auth: Auth,
   ) {
     this.base = new URL(`${serviceUrl.replace(/\/+$/, '')}${API_PATH}`);
-    this.signer =
-      auth.kind === 'iam'
-        ? new SignatureV4({
-            service: 'execute-api',
-            region: auth.region,
-            credentials: defaultProvider(),
-            sha256: Sha256,
-          })
-        : undefined;
+    this.signer = auth.kind === 'iam' ? requestSigner({ region: auth.region }) : undefined;
   }
 
   get url(): string {
@@ -93,23 +82,14 @@ export class ServiceClient {
       return { ...headers, authorization: `Bearer ${readFileSync(this.auth.tokenFile, 'utf8').trim()}` };
     }
     if (!this.signer) return headers;
-    const query: Record<string, string> = {};
-    for (const [name, value] of url.searchParams) query[name] = value;
-    const signed = await this.signer.sign(
-      new HttpRequest({
-        method,
-        protocol: url.protocol,
-        hostname: url.hostname,
-        port: url.port ? Number(url.port) : undefined,
-        path: url.pathname,
-        query,
-        headers: { ...headers, host: url.host },
-        body,
-      }),
-    );
     // fetch sets host itself from the URL, to the same value.
-    const { host: _host, ...rest } = signed.headers;
-    return rest;
+    const { host: _host, ...signed } = await this.signer({
+      method,
+      url: url.href,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    });
+    return signed;
   }
 }
 

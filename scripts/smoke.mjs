@@ -16,7 +16,7 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { signRequest } from './sign-request.mjs';
+import { requestSigner } from './sign-request.mjs';
 
 const API_PATH = '/api/ocloudNotifications/v2';
 const USAGE = 'usage: npm run smoke -- <base-url> [--endpoint <url>] [--listen <port>]';
@@ -257,6 +257,7 @@ function clientFor(api, region) {
   const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(api).hostname);
   const token = process.env.OCLOUD_TOKEN;
   if (!local && !region) return undefined;
+  const signer = local ? undefined : requestSigner({ region: String(region) });
   return {
     describe: () =>
       local
@@ -274,11 +275,13 @@ function clientFor(api, region) {
       /** @type {Record<string, string>} */
       let headers = text === undefined ? {} : { 'content-type': 'application/json' };
       if (!local && kind === 'consumer' && token) headers.authorization = `Bearer ${token}`;
-      else if (!local && kind !== 'open') {
-        const { host: _host, ...signed } = await signRequest(
-          { method, url, headers, ...(text === undefined ? {} : { body: text }) },
-          { region: String(region) },
-        );
+      else if (signer && kind !== 'open') {
+        const { host: _host, ...signed } = await signer({
+          method,
+          url,
+          headers,
+          ...(text === undefined ? {} : { body: text }),
+        });
         headers = signed;
       }
       const response = await fetch(url, { method, headers, body: text, signal: AbortSignal.timeout(15_000) });

@@ -1,6 +1,6 @@
 /** The SigV4 signer npm run smoke uses (scripts/sign-request.mjs), with fixed credentials. */
 import { describe, expect, it } from 'vitest';
-import { signRequest } from '../../scripts/sign-request.mjs';
+import { requestSigner } from '../../scripts/sign-request.mjs';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',
@@ -9,12 +9,14 @@ const credentials = {
 const url =
   'https://abc123.execute-api.eu-west-1.amazonaws.com/api/ocloudNotifications/v2/publishers?limit=2';
 
-describe('signRequest', () => {
+describe('requestSigner', () => {
   it('signs for execute-api in the region, covering the host, and keeps the given headers', async () => {
-    const headers = await signRequest(
-      { method: 'POST', url, headers: { 'content-type': 'application/json' }, body: '{}' },
-      { region: 'eu-west-1', credentials },
-    );
+    const headers = await requestSigner({ region: 'eu-west-1', credentials })({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(headers['content-type']).toBe('application/json');
     expect(headers.host).toBe('abc123.execute-api.eu-west-1.amazonaws.com');
     expect(headers.authorization).toMatch(
@@ -24,10 +26,9 @@ describe('signRequest', () => {
   });
 
   it('signs the body and the query: a different one gives a different signature', async () => {
+    const signer = requestSigner({ region: 'eu-west-1', credentials });
     const sign = (body: string, target = url) =>
-      signRequest({ method: 'POST', url: target, body }, { region: 'eu-west-1', credentials }).then(
-        (h) => h.authorization?.split('Signature=')[1],
-      );
+      signer({ method: 'POST', url: target, body }).then((h) => h.authorization?.split('Signature=')[1]);
     const [a, b, c] = await Promise.all([
       sign('{}'),
       sign('{"x":1}'),
