@@ -4,6 +4,8 @@
  * states) every poll, plus the port state changes ptp4l pushes after SUBSCRIBE_EVENTS_NP, which
  * start a poll at once. A clock class set on a grandmaster has no push, hence the polling.
  */
+
+import { Pause } from './pause';
 import {
   MID,
   PmcClient,
@@ -38,7 +40,7 @@ export class Ptp4lWatcher {
   private lost = false;
   private timeouts = 0;
   private subscribedAt = 0;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
 
   constructor(
     private readonly options: Ptp4lOptions,
@@ -50,7 +52,7 @@ export class Ptp4lWatcher {
       const port = parsePortDataSet(message.data);
       if (this.portStates.get(port.portNumber) !== port.portState) {
         this.portStates.set(port.portNumber, port.portState);
-        this.wake?.();
+        this.pause.wake();
       }
     });
   }
@@ -62,7 +64,7 @@ export class Ptp4lWatcher {
 
   stop(): void {
     this.running = false;
-    this.wake?.();
+    this.pause.wake();
     this.client.close();
   }
 
@@ -70,17 +72,7 @@ export class Ptp4lWatcher {
     while (this.running) {
       await this.poll();
       if (!this.running) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, this.options.pollMs);
-        function done() {
-          clearTimeout(timer);
-          resolve();
-        }
-        this.wake = () => {
-          this.wake = undefined;
-          done();
-        };
-      });
+      await this.pause.for(this.options.pollMs);
     }
   }
 

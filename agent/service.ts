@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { requestSigner } from '../scripts/sign-request.mjs';
 import type { Outbox, QueuedEvent } from './outbox';
+import { Pause } from './pause';
 
 export type Auth =
   | { readonly kind: 'none' }
@@ -102,7 +103,7 @@ export class ServiceClient {
 export class Sender {
   private readonly publisherIds = new Map<string, string>();
   private running = false;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
   private stopped = false;
   /** Why the service cannot take events now (logged when it changes), or undefined. */
   private outage: string | undefined;
@@ -118,7 +119,7 @@ export class Sender {
 
   /** Starts sending if it is not already. */
   kick(): void {
-    if (this.wake) this.wake();
+    this.pause.wake();
     if (this.running || this.stopped) return;
     this.running = true;
     this.loop().finally(() => {
@@ -128,13 +129,13 @@ export class Sender {
 
   stop(): void {
     this.stopped = true;
-    this.wake?.();
+    this.pause.wake();
   }
 
   private async loop(): Promise<void> {
     let backoffMs = 0;
     for (let heads = this.outbox.heads(); heads.length > 0 && !this.stopped; heads = this.outbox.heads()) {
-      if (backoffMs > 0) await this.sleep(backoffMs);
+      if (backoffMs > 0) await this.pause.for(backoffMs);
       if (this.stopped) return;
       // One event per address at a time, every address at once: a transition's lock-state,
       // clock-class and sync-state go together, each address's events still in order.
@@ -219,20 +220,6 @@ export class Sender {
       );
     }
     return 'retry';
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wake = () => {
-        this.wake = undefined;
-        done();
-      };
-    });
   }
 }
 
