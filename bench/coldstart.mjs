@@ -9,7 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { loadFresh, median, ratio, verdict } from './common.mjs';
+import { loadFresh, median, ratio, sameCallsBundleFor, verdict } from './common.mjs';
 import { runSample, warmUp } from './routes.mjs';
 
 /** A function's own code (lib/, functions/) and middy, bundled, at most (the AWS SDK is reported beside it). */
@@ -206,9 +206,7 @@ export async function coldStarts({
   bundleSizes({ bundles, print });
   if (runs === 0) return;
   const bare = bundles.find((b) => b.name === 'bareGetItem');
-  const bareSameCalls = bundles.find((b) => b.name === 'bareSameCalls');
-  const bareSameCallsSqs = bundles.find((b) => b.name === 'bareSameCallsSqs');
-  if (!bare || !bareSameCalls || !bareSameCallsSqs) throw new Error('no bare bundle');
+  if (!bare) throw new Error('no bare bundle');
   /** BENCH_FUNCTIONS=a,b times only those functions (a diagnostic run; the summary then covers only them). */
   const only = process.env.BENCH_FUNCTIONS?.split(',');
   const bareSdk = /** @type {any} */ (await loadFresh(bareSdkFile));
@@ -232,6 +230,9 @@ export async function coldStarts({
     if (!route) continue;
     /** @type {Record<'fn' | 'same' | 'get', number[]>} */
     const took = { fn: [], same: [], get: [] };
+    // The bare side loads the same AWS clients as the function (SQS's and KMS's where it has them).
+    const sameBundle = bundles.find((b) => b.name === sameCallsBundleFor(fn));
+    if (!sameBundle) throw new Error(`${fn.name}: no same-calls bundle`);
     let label = '';
     for (let i = 0; i < runs; i++) {
       const sample = await route.sample(fixtures);
@@ -240,12 +241,10 @@ export async function coldStarts({
       const plan = own ?? recorded?.plan;
       if (!plan) throw new Error(`${route.name}: no same-calls plan`);
       label = plan.label;
-      // The bare side loads the SQS client only when the route's calls include an enqueue.
-      const same = sendsToSqs(plan) ? bareSameCallsSqs : bareSameCalls;
       /** @type {[keyof typeof took, string, unknown, number][]} */
       const sides = [
         ['fn', fn.file, sample.event, sample.expect],
-        ['same', same.file, plan, 200],
+        ['same', sameBundle.file, plan, 200],
         ['get', bare.file, {}, 200],
       ];
       // Rotate which side starts first, so that none always meets a warmer (or busier) machine.
@@ -295,9 +294,4 @@ export async function coldStarts({
     );
     print(`${''.padEnd(25)}same calls: ${label}`);
   }
-}
-
-/** @param {import('./common.mjs').SameCallsPlan} plan */
-function sendsToSqs(plan) {
-  return plan.steps.some((step) => ('all' in step ? step.all : [step]).some((call) => 'sqs' in call));
 }

@@ -105,10 +105,36 @@ export const handler = async () => {
  * @typedef {{ command: 'Get' | 'BatchGet' | 'Query' | 'TransactWrite', input: Record<string, unknown> } | { post: string, body: string } | { sqs: string, body: string }} PlanCall
  * @typedef {{ label: string, steps: (PlanCall | { all: PlanCall[] })[] }} SameCallsPlan
  */
-export const bareSameCallsSource = (/** @type {boolean} */ withSqs) => `import http from 'node:http';
+/**
+ * The same-calls bundles, one per set of AWS clients a function carries besides DynamoDB's, so
+ * that each bare side loads the same clients as its function ("with the same clients").
+ */
+export const SAME_CALLS_BUNDLES = {
+  bareSameCalls: { sqs: false, kms: false },
+  bareSameCallsSqs: { sqs: true, kms: false },
+  bareSameCallsKms: { sqs: false, kms: true },
+  bareSameCallsSqsKms: { sqs: true, kms: true },
+};
+
+/**
+ * The name of the same-calls bundle with the clients `fn` bundles.
+ * @param {BundleFile} fn
+ */
+export function sameCallsBundleFor(fn) {
+  const uses = (/** @type {string} */ client) =>
+    Object.keys(fn.metafile.inputs).some((input) => input.includes(`@aws-sdk/client-${client}/`));
+  const [name] =
+    Object.entries(SAME_CALLS_BUNDLES).find(([, c]) => c.sqs === uses('sqs') && c.kms === uses('kms')) ?? [];
+  if (!name) throw new Error(`${fn.name}: no same-calls bundle for its clients`);
+  return name;
+}
+
+/** @param {{ sqs: boolean, kms: boolean }} clients */
+export const bareSameCallsSource = ({ sqs: withSqs, kms: withKms }) => `import http from 'node:http';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 ${withSqs ? "import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';\nconst sqs = new SQSClient({});" : ''}
+${withKms ? "// Loaded as the function loads it; the local stage's data key is a file, so neither calls KMS.\nexport { KMSClient } from '@aws-sdk/client-kms';" : ''}
 const client = DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } });
 const COMMANDS = { Get: GetCommand, BatchGet: BatchGetCommand, Query: QueryCommand, TransactWrite: TransactWriteCommand };
 const agent = new http.Agent({ keepAlive: true });
@@ -224,16 +250,12 @@ export async function bundleAll(outDir) {
   const functions = await serverlessFunctions();
   const bareSource = join(outDir, 'bare-handler.mjs');
   writeFileSync(bareSource, BARE_HANDLER_SOURCE);
-  const bareSameCalls = join(outDir, 'bare-same-calls.mjs');
-  writeFileSync(bareSameCalls, bareSameCallsSource(false));
-  const bareSameCallsSqs = join(outDir, 'bare-same-calls-sqs.mjs');
-  writeFileSync(bareSameCallsSqs, bareSameCallsSource(true));
-  const entries = [
-    ...Object.entries(functions),
-    ['bareGetItem', bareSource],
-    ['bareSameCalls', bareSameCalls],
-    ['bareSameCallsSqs', bareSameCallsSqs],
-  ];
+  const sameCalls = Object.entries(SAME_CALLS_BUNDLES).map(([name, clients]) => {
+    const source = join(outDir, `${name}-source.mjs`);
+    writeFileSync(source, bareSameCallsSource(clients));
+    return [name, source];
+  });
+  const entries = [...Object.entries(functions), ['bareGetItem', bareSource], ...sameCalls];
   return Promise.all(
     entries.map(async ([name = '', entry = '']) => {
       const file = join(outDir, `${name}${BUNDLE_EXTENSION}`);
