@@ -36,6 +36,8 @@ export class Subscribe {
     const endpointUri = input.EndpointUri as string;
     const signingSecret = signingSecretFrom(input.SigningSecret);
     const id = subscriptionIdFor(owner, resourceAddress, endpointUri);
+    // The id a publisher at exactly the address has: read before the write and again after it.
+    const exactPublisherId = publisherIdFor(resourceAddress);
 
     // The store's read for the 409 and the 404 starts while the network policy is checked (a DNS
     // lookup for a host name); the policy's 400 comes first, without waiting for the read. The
@@ -47,7 +49,7 @@ export class Subscribe {
       subscriptionId: id,
       owner,
       resourceAddress,
-      publisherId: publisherIdFor(resourceAddress),
+      publisherId: exactPublisherId,
     });
     checking.catch(() => undefined); // answered below, unless the policy's 400 is
     await this.endpoints.assertAllowed(endpoint, lookupStarted + this.endpoints.timeoutMs);
@@ -94,7 +96,7 @@ export class Subscribe {
     // existed, so read the states again now that it does: whatever the initial notification did
     // not carry (other publishers' states, and any newer one) is delivered. The delivery cursor
     // drops an event a fan-out delivers as well, and never sends an older one after a newer.
-    const current = await this.store.coveredStates(resourceAddress, publisherIdFor(resourceAddress));
+    const current = await this.store.coveredStates(resourceAddress, exactPublisherId);
     const unsent = current.filter(hasEvent).filter((state) => !isSameEvent(state, newest));
     if (unsent.length > 0) await this.delivery.currentStatesFor(subscription, unsent);
     return { kind: 'created', subscription, signingSecret };
