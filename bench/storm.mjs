@@ -71,20 +71,24 @@ function eventFor(address, kind, time, value) {
   return { id: randomUUID(), specversion: '1.0', source: `/${kind.path}`, type: kind.type, time, data };
 }
 
-/** @param {string} url @param {unknown} [body] a POST's JSON body; none: a GET */
-async function send(url, body) {
-  const response = await fetch(url, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, text: await response.text() };
+/**
+ * @param {string} url @param {unknown} [body] a POST's JSON body; none: a GET
+ * @param {number} [expected] the status it must answer, else it throws
+ */
+async function send(url, body, expected) {
+  const method = body === undefined ? 'GET' : 'POST';
+  const headers = { 'content-type': 'application/json' };
+  const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
+  const text = await response.text();
+  if (expected && response.status !== expected)
+    throw new Error(`${method} ${url}: HTTP ${response.status} ${text}`);
+  return { status: response.status, text };
 }
 
 /**
  * Runs `task` on each item, CONCURRENCY at a time, and sends nothing more after the first failure:
  * requests still sent after it would fail in the clean-up, not because of the storm.
- * @template T @param {T[]} items @param {(item: T) => Promise<void>} task
+ * @template T @param {T[]} items @param {(item: T) => Promise<unknown>} task
  */
 async function eachUntilFailure(items, task) {
   /** @type {unknown} */
@@ -134,15 +138,12 @@ async function main() {
     ];
     const setupStarted = Date.now();
     await eachUntilFailure(publishers, async (p) => {
-      const reply = await send(`${api}/publishers`, { ResourceAddress: p.address });
-      if (reply.status !== 201) throw new Error(`register ${p.address}: HTTP ${reply.status} ${reply.text}`);
+      const reply = await send(`${api}/publishers`, { ResourceAddress: p.address }, 201);
       p.id = JSON.parse(reply.text).SubscriptionId;
     });
-    await eachUntilFailure(subscribers, async (s) => {
-      const body = { ResourceAddress: s.address, EndpointUri: `${sink.url}${s.path}` };
-      const reply = await send(`${api}/subscriptions`, body);
-      if (reply.status !== 201) throw new Error(`subscribe ${s.address}: HTTP ${reply.status} ${reply.text}`);
-    });
+    await eachUntilFailure(subscribers, (s) =>
+      send(`${api}/subscriptions`, { ResourceAddress: s.address, EndpointUri: `${sink.url}${s.path}` }, 201),
+    );
     print(
       `set up ${publishers.length} publishers and ${subscribers.length} subscriptions in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`,
     );
@@ -173,9 +174,8 @@ async function main() {
       const expected = events.flatMap(({ p, event, acceptedAt }) =>
         [`/node/${p.node}`, '/site'].map((path) => ({ key: `${path}|${event.id}`, acceptedAt })),
       );
-      await until(() => expected.every((x) => sink.first.has(x.key)), 'every notification', 120_000).catch(
-        (error) => print(String(error)),
-      );
+      const all = () => expected.every((x) => sink.first.has(x.key));
+      await until(all, 'every notification', 120_000).catch((error) => print(String(error)));
       const delivered = expected.filter((x) => sink.first.has(x.key));
       const latencies = delivered.map((x) => (sink.first.get(x.key) ?? 0) - x.acceptedAt);
       const wallMs = Math.max(...delivered.map((x) => sink.first.get(x.key) ?? 0)) - started;
@@ -208,10 +208,7 @@ async function main() {
     const replays = [];
     for (const copy of REPLAY_TABLES) {
       const started = Date.now();
-      await eachUntilFailure(invoked, async () => {
-        const reply = await send(`${api}/health`);
-        if (reply.status !== 200) throw new Error(`health: HTTP ${reply.status} ${reply.text}`);
-      });
+      await eachUntilFailure(invoked, () => send(`${api}/health`, undefined, 200));
       offlineMs.push(Date.now() - started);
       replays.push(await counter.replay(dynamo, CONCURRENCY, { from: TABLE_NAME, to: copy }));
     }
@@ -221,9 +218,7 @@ async function main() {
 
     // The wire: the same notifications POSTed straight to the same consumers.
     const plainStarted = Date.now();
-    await eachUntilFailure(result.expected, async (x) => {
-      await send(`${sink.url}/plain${x.key}`, {});
-    });
+    await eachUntilFailure(result.expected, (x) => send(`${sink.url}/plain${x.key}`, {}));
     const plainMs = Date.now() - plainStarted;
 
     const { latencies, delivered, expected, wallMs } = result;
