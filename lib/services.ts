@@ -2,6 +2,7 @@ import { config, deliveryConfig, signingConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
+import { FailedRecordBackoff } from './delivery/failed-record-backoff';
 import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
 import { QueuedDelivery } from './delivery/queued-delivery';
@@ -99,6 +100,12 @@ const queueOnFirstUse: QueuePort = {
 export const delivery = /* @__PURE__ */ once<DeliveryPort>(() => new QueuedDelivery(queueOnFirstUse));
 
 export const fanOut = /* @__PURE__ */ once(() => new FanOut(deliveryStore(), queue()));
+
+/** A fan-out that failed is run again after a notification's back-off, not the queue's 6 minutes. */
+export const fanOutBackoff = /* @__PURE__ */ once(() => {
+  const { backoffBaseMs, backoffMaxMs } = deliveryConfig();
+  return new FailedRecordBackoff(queue(), 'fan-out', { baseMs: backoffBaseMs, maxMs: backoffMaxMs });
+});
 
 export const deliveryBatch = /* @__PURE__ */ once(() => {
   const settings = deliveryConfig();

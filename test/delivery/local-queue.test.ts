@@ -22,6 +22,7 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import queues from '../../lib/queue/queues.json';
 import { SqsQueue } from '../../lib/queue/sqs-queue';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import {
@@ -174,7 +175,9 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
       ApproximateNumberOfMessages: '1',
       ApproximateNumberOfMessagesNotVisible: '0',
     });
-    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({ maxReceiveCount: 5 });
+    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({
+      maxReceiveCount: queues['fan-out'].maxReceiveCount,
+    });
   });
 
   it('takes what the deployed adapter (lib/queue/sqs-queue.ts) sends, as the SDK reads it', async () => {
