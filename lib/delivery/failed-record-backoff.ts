@@ -12,12 +12,12 @@ export interface FailedRecord {
 
 /**
  * Brings a record that failed back after the retry policy's back-off for its receive count (about
- * 1 s, 2 s, 4 s … with jitter) instead of the queue's visibility time-out, which is sized for the
- * function's time-out (6 minutes on the fan-out queue): a fan-out that failed on a passing fault
- * is run again within seconds. The record still counts a receive each time, so the queue's redrive
- * policy bounds the retries (lib/queue/queues.json's maxReceiveCount, sized for this back-off:
- * docs/delivery.md). A record whose whole invocation failed (a time-out, a crash) is not told
- * apart by anyone and keeps the visibility time-out.
+ * 1 s, 2 s, 4 s … with jitter) instead of its queue's visibility time-out, which is sized for the
+ * function's time-out (6 minutes for fan-out, 3 for delivery): a fan-out, or a delivery attempt the
+ * store kept from running, that failed on a passing fault is run again within seconds. Each retry
+ * still counts a receive, so the queue's redrive policy bounds them (lib/queue/queues.json's
+ * maxReceiveCount, sized for this back-off: docs/delivery.md). An invocation that fails whole (a
+ * time-out, a crash) cannot do this, and its batch keeps the visibility time-out.
  */
 export class FailedRecordBackoff {
   constructor(
