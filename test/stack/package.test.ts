@@ -259,6 +259,7 @@ describe('serverless package --stage prod', () => {
       ],
       FanOut: [
         'dynamodb:Query',
+        'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
         'sqs:ReceiveMessage',
