@@ -7,6 +7,8 @@
  * check still holds). The handlers' code is not touched.
  */
 import http from 'node:http';
+import { BatchWriteItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
+import { dynamoClient, ensureTable } from '../scripts/dynamodb-local.mjs';
 import { informational, lambdaContext, listenLocal, loadFresh, pool, verdict } from './common.mjs';
 import { runSample } from './routes.mjs';
 
@@ -58,11 +60,34 @@ function billedUnits(op, input, output) {
   return READS.has(op) ? { read: units, write: 0 } : { read: 0, write: units };
 }
 
-/** @typedef {{ op: string, read: number, write: number, headers: Record<string, string>, body: Buffer }} Counted */
+/** The conditional writes an answer refuses: a request's, a transaction's, PartiQL statements'. */
+const refusedWrites = (/** @type {string} */ answer) =>
+  answer.match(/ConditionalCheckFailedException|"Code":"ConditionalCheckFailed"/g)?.length ?? 0;
+
+/** @typedef {{ op: string, read: number, write: number, refused: number, headers: Record<string, string>, body: Buffer }} Counted */
+
+/**
+ * Creates table `to` as the product defines it and copies `from`'s items into it, so that requests
+ * recorded against `from` from now on can be replayed there, each meeting the items it met.
+ * @param {string} endpoint DynamoDB Local @param {string} from @param {string} to
+ */
+export async function copyTable(endpoint, from, to) {
+  await ensureTable({ endpoint, tableName: to });
+  const client = dynamoClient(endpoint); // left open on a failure, which ends the benchmark
+  for await (const { Items = [] } of paginateScan({ client }, { TableName: from })) {
+    await pool(Math.ceil(Items.length / 25), 8, async (i) => {
+      const writes = Items.slice(i * 25, i * 25 + 25).map((Item) => ({ PutRequest: { Item } }));
+      const answer = await client.send(new BatchWriteItemCommand({ RequestItems: { [to]: writes } }));
+      if (answer.UnprocessedItems?.[to]?.length) throw new Error(`copying ${from}: items left unwritten`);
+    });
+  }
+  client.destroy();
+}
 
 /**
  * @param {string} target DynamoDB Local endpoint
- * @returns {Promise<{ url: string, log: Counted[], replay: (entries: Counted[], concurrency: number) => Promise<number>, close: () => Promise<void> }>}
+ * @returns {Promise<{ url: string, log: Counted[], close: () => Promise<void>,
+ *   replay: (entries: Counted[], concurrency: number, table: { from: string, to: string }) => Promise<{ ms: number, refused: number }> }>}
  */
 export async function countingProxy(target) {
   const upstream = new URL(target);
@@ -98,12 +123,12 @@ export async function countingProxy(target) {
             } catch {
               // not JSON
             }
-            const kept = /** @type {Record<string, string>} */ ({
-              'content-type': String(req.headers['content-type']),
-              'x-amz-target': String(req.headers['x-amz-target']),
-              authorization: String(req.headers.authorization),
-            });
-            log.push({ op, ...units, headers: kept, body });
+            const kept = ['content-type', 'x-amz-target', 'authorization'].map((h) => [
+              h,
+              String(req.headers[h]),
+            ]);
+            const refused = refusedWrites(raw.toString('utf8'));
+            log.push({ op, ...units, refused, headers: Object.fromEntries(kept), body });
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             res.end(raw);
           });
@@ -120,14 +145,21 @@ export async function countingProxy(target) {
   return {
     url,
     log,
-    /** Sends `entries` again, as recorded, straight to DynamoDB Local; resolves to the time taken (ms). */
-    replay: async (entries, concurrency) => {
+    /**
+     * Sends `entries` again straight to DynamoDB Local, as recorded but for the table's name (`from`
+     * becomes `to`; no item holds it); resolves to the time taken and the conditional writes refused.
+     */
+    replay: async (entries, concurrency, { from, to }) => {
       const started = Date.now();
+      let refused = 0;
       await pool(entries.length, concurrency, async (i) => {
         const { headers, body } = /** @type {Counted} */ (entries[i]);
-        await (await fetch(target, { method: 'POST', headers, body })).arrayBuffer();
+        const renamed = body.toString('utf8').replaceAll(from, to);
+        refused += refusedWrites(
+          await (await fetch(target, { method: 'POST', headers, body: renamed })).text(),
+        );
       });
-      return Date.now() - started;
+      return { ms: Date.now() - started, refused };
     },
     close: () => {
       agent.destroy();
@@ -146,13 +178,11 @@ export async function storeCapacity({ routes, fixtures, bundles, endpoint, consu
   const previous = process.env.AWS_ENDPOINT_URL_DYNAMODB;
   process.env.AWS_ENDPOINT_URL_DYNAMODB = proxy.url;
   print(
-    '\n## 3. Store calls and the capacity AWS bills per operation (ReturnConsumedCapacity: INDEXES, via a counting proxy)',
-  );
-  print(
-    `prices: us-east-1 on-demand, $${PRICES.writeRequestUnit} per million WRU, $${PRICES.readRequestUnit} per million RRU`,
-  );
-  print(
-    'operation                         DynamoDB requests                                RRU    WRU   $/1M req  budget',
+    [
+      '\n## 3. Store calls and the capacity AWS bills per operation (ReturnConsumedCapacity: INDEXES, via a counting proxy)',
+      `prices: us-east-1 on-demand, $${PRICES.writeRequestUnit} per million WRU, $${PRICES.readRequestUnit} per million RRU`,
+      'operation                         DynamoDB requests                                RRU    WRU   $/1M req  budget',
+    ].join('\n'),
   );
   try {
     for (const route of routes) {
