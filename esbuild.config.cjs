@@ -4,7 +4,7 @@
  * `custom.esbuild.config`) for `serverless package` and `serverless offline`, and `npm run bench`
  * bundles with the same options (bench/common.mjs), so the bench measures what is deployed.
  *
- * ESM output (`.mjs`, which the nodejs22.x runtime and serverless offline load as modules) with
+ * ESM output (`.mjs`, which the nodejs24.x runtime and serverless offline load as modules) with
  * the packages' ESM entry points first (`module` before `main`): the AWS SDK's `dist-es` builds
  * tree-shake far better than its `dist-cjs` ones (each function about 190 KiB smaller, about 40 ms
  * faster to start; docs/benchmarks.md). A CommonJS dependency that `require()`s Node's
@@ -24,7 +24,8 @@ module.exports = () => ({
   outputFileExtension: '.mjs',
   mainFields: ['module', 'main'],
   banner: { js: REQUIRE_BANNER },
-  target: 'node22',
+  // The oldest Node that loads the bundles: serverless offline on a supported local Node (engines).
+  target: 'node20',
   platform: 'node',
   // The SDK is bundled and tree-shaken with the rest, not taken from the runtime.
   exclude: [],

@@ -387,7 +387,7 @@ export function handlerEnv(/** @type {string} */ endpoint, /** @type {string} */
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // As in Lambda, where lib/metrics.ts adds these to each EMF record.
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
-    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
   };
 }
 

@@ -4,9 +4,12 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { parseFanOutMessage } from '../lib/delivery/messages';
 import { logger } from '../lib/logger';
 import { emitMetrics } from '../lib/metrics';
-import { fanOut } from '../lib/services';
+import { fanOut, fanOutBackoff } from '../lib/services';
 
-/** FanOutQueue → one delivery message per covering subscription. A failed record is retried by the queue. */
+/**
+ * FanOutQueue → one delivery message per covering subscription. A failed record is retried by the
+ * queue, after a short back-off.
+ */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(emitMetrics())
   .handler(async (event, context) => {
@@ -24,6 +27,11 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
         logger.debug('fanned out', { messageId: record.messageId, enqueued });
       } catch (error) {
         logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });
+        await fanOutBackoff().hide({
+          messageId: record.messageId,
+          receiptHandle: record.receiptHandle,
+          receiveCount: Number(record.attributes.ApproximateReceiveCount) || 1,
+        });
         throw error;
       }
     };

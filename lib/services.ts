@@ -2,9 +2,11 @@ import { config, deliveryConfig, signingConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
+import { FailedRecordBackoff } from './delivery/failed-record-backoff';
 import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
 import { QueuedDelivery } from './delivery/queued-delivery';
+import type { Backoff } from './delivery/retry-policy';
 import type { DeliveryPort } from './domain/ports';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
@@ -100,15 +102,26 @@ export const delivery = /* @__PURE__ */ once<DeliveryPort>(() => new QueuedDeliv
 
 export const fanOut = /* @__PURE__ */ once(() => new FanOut(deliveryStore(), queue()));
 
+/** The back-off between a notification's attempts (about 1 s, 2 s, 4 s … at most 5 min). */
+function deliveryBackoff(): Backoff {
+  const { backoffBaseMs, backoffMaxMs } = deliveryConfig();
+  return { baseMs: backoffBaseMs, maxMs: backoffMaxMs };
+}
+
+/** A fan-out that failed is run again after a notification's back-off, not the queue's 6 minutes. */
+export const fanOutBackoff = /* @__PURE__ */ once(
+  () => new FailedRecordBackoff(queue(), 'fan-out', deliveryBackoff()),
+);
+
 export const deliveryBatch = /* @__PURE__ */ once(() => {
-  const settings = deliveryConfig();
   const deliverer = new Deliverer(deliveryStore(), networkPolicy(), {
     timeoutMs: config().deliveryTimeoutMs,
     userAgent: userAgent(),
-    retryWindowMs: settings.retryWindowSeconds * 1000,
-    backoff: { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs },
+    retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
+    backoff: deliveryBackoff(),
   });
-  return new DeliveryBatch(deliverer, queue(), deliveryStore());
+  const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
+  return new DeliveryBatch(deliverer, queue(), deliveryStore(), storeFailure);
 });
 
 export const subscriptions = /* @__PURE__ */ once(

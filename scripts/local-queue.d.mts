@@ -101,6 +101,8 @@ export const QUEUE_NAMES: readonly QueueName[];
 export const DEFAULT_CONSUMERS: Consumer[];
 export function queueEnv(url: string): QueueEnv;
 export function sqsEvent(queueName: string, messages: unknown[]): SqsLikeEvent;
+/** Thrown by lambdaInvoker's invoke when the function was never reached (connection refused): nothing ran. */
+export class NotInvokedError extends Error {}
 export function lambdaInvoker(options: {
   port: number;
   service?: string;

@@ -20,7 +20,9 @@
  * any `invoke` function (tests call the handlers directly) — several invocations at once, so a
  * consumer that hangs holds up only its own batch. It deletes what the function does not report in
  * `batchItemFailures`; a failed invocation leaves its batch to come back after the visibility
- * time-out, as with SQS. Types for TypeScript callers: local-queue.d.mts.
+ * time-out, as with SQS. An invocation that could not be made at all (offline's endpoint refused
+ * the connection: nothing ran) is made again promptly, as Lambda's event source retries an
+ * invocation it could not make. Types for TypeScript callers: local-queue.d.mts.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -28,6 +30,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { LOCAL_ACCOUNT, runAction, SqsApiError } from './local-queue/sqs-api.mjs';
 import { openQueueStore } from './local-queue/store.mjs';
 
@@ -47,6 +50,12 @@ const SQS_BATCH = 10;
 const DEFAULT_VISIBILITY_MS = 30_000;
 /** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
 const RESCAN_MS = 1000;
+/** An invocation that could not be made is made again after 100 ms, 200 ms … at most 2 s apart. */
+const REINVOKE_FIRST_MS = 100;
+const REINVOKE_MAX_MS = 2000;
+
+/** The function was never reached (the connection was refused): nothing ran, so nothing failed. */
+export class NotInvokedError extends Error {}
 
 /**
  * @typedef {object} Consumer
@@ -154,6 +163,10 @@ export function lambdaInvoker({
       headers: { 'x-amz-invocation-type': 'RequestResponse' },
       body: JSON.stringify(event),
       signal: AbortSignal.timeout(timeoutMs),
+    }).catch((error) => {
+      const code = error?.cause?.code;
+      if (code !== 'ECONNREFUSED') throw error;
+      throw new NotInvokedError(`127.0.0.1:${port} refused the connection (${code})`, { cause: error });
     });
     const text = await response.text();
     if (response.status === 404) {
@@ -366,15 +379,28 @@ export async function startLocalQueue({
       /** @type {NodeJS.Timeout | undefined} */
       let timer;
       let lastError = '';
+      const halt = new AbortController();
       const run = async (/** @type {import('./local-queue/store.mjs').StoredMessage[]} */ batch) => {
+        // Made again, with the same receipt handles, until the batch's visibility time-out ends.
+        const hiddenUntil = Math.min(...batch.map((message) => message.visibleAt));
         let result;
-        try {
-          result = await invoke(consumer.functionKey, sqsEvent(name, batch));
-        } catch (error) {
-          const text = `local queue: ${consumer.functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${error instanceof Error ? error.message : String(error)}`;
-          if (text !== lastError) log(text);
-          lastError = text;
-          return;
+        for (let wait = REINVOKE_FIRST_MS; ; wait = Math.min(2 * wait, REINVOKE_MAX_MS)) {
+          try {
+            result = await invoke(consumer.functionKey, sqsEvent(name, batch));
+            break;
+          } catch (error) {
+            const why = error instanceof Error ? error.message : String(error);
+            const again = error instanceof NotInvokedError && Date.now() + wait < hiddenUntil;
+            const text = again
+              ? `local queue: could not invoke ${consumer.functionKey}: ${why}; nothing ran, so its ${batch.length} message(s) are not hidden: invoking again every ${REINVOKE_MAX_MS / 1000} s at most`
+              : `local queue: ${consumer.functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${why}`;
+            if (text !== lastError) log(text);
+            lastError = text;
+            if (!again) return;
+            await sleep(wait, undefined, { signal: halt.signal }).catch(() => undefined);
+            // Stopping: the batch stays received, and the next start brings it back at once.
+            if (stopped) return;
+          }
         }
         lastError = '';
         const failures = /** @type {{ batchItemFailures?: { itemIdentifier?: string }[] } | null} */ (result)
@@ -420,6 +446,7 @@ export async function startLocalQueue({
       pollers.push({
         stop: () => {
           stopped = true;
+          halt.abort();
           clearTimeout(timer);
           wakers.delete(waker);
         },

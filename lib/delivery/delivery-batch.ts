@@ -3,6 +3,7 @@ import { logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { QueuePort } from '../queue/queue-port';
 import type { AttemptResult, Deliverer } from './deliverer';
+import type { FailedRecordBackoff } from './failed-record-backoff';
 import {
   type DeadLetter,
   type DeliveryMessage,
@@ -33,6 +34,8 @@ export class DeliveryBatch {
     private readonly deliverer: Deliverer,
     private readonly queue: QueuePort,
     private readonly letters: Pick<DeliveryStore, 'recordDeadLetter'>,
+    /** For an attempt the store kept from running: back after a back-off, not the visibility time-out. */
+    private readonly storeFailure: FailedRecordBackoff,
   ) {}
 
   async process(messages: readonly ReceivedMessage[], metrics: Metrics): Promise<string[]> {
@@ -58,8 +61,9 @@ export class DeliveryBatch {
     try {
       result = await this.deliverer.attempt(notification, attempt);
     } catch (error) {
-      // The store failed: the queue brings the message back after its visibility time-out.
+      // The store failed: the message comes back after the back-off of its attempt, as a failed POST does.
       logger.error('delivery attempt could not run', { messageId: message.messageId, error });
+      await this.storeFailure.hide({ ...message, receiveCount: attempt });
       return true;
     }
     if (result.kind !== 'delivered' && result.failed) metrics.count('NotificationDeliveryFailures');

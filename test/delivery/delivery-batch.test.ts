@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { DeliveryBatch, type ReceivedMessage } from '../../lib/delivery/delivery-batch';
+import { FailedRecordBackoff } from '../../lib/delivery/failed-record-backoff';
 import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { parseTime } from '../../lib/domain/event';
@@ -93,6 +94,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
     }),
     queue,
     deliveryStore(),
+    new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
   );
   const all = [...delivered, failed, hung, deleted, held];
   let settled = false;
@@ -157,6 +159,7 @@ it('counts the attempts of the earlier messages a waiting notification was sent 
       }),
       queue,
       deliveryStore(),
+      new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
     );
     const sentAgain = {
       ...x.received,

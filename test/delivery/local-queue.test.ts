@@ -5,6 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,8 +22,15 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import queues from '../../lib/queue/queues.json';
 import { SqsQueue } from '../../lib/queue/sqs-queue';
-import { type LocalQueue, type SqsLikeEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { freePort } from '../../scripts/dynamodb-local.mjs';
+import {
+  type LocalQueue,
+  lambdaInvoker,
+  type SqsLikeEvent,
+  startLocalQueue,
+} from '../../scripts/local-queue.mjs';
 
 let queue: LocalQueue | undefined;
 afterEach(async () => {
@@ -167,7 +175,9 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
       ApproximateNumberOfMessages: '1',
       ApproximateNumberOfMessagesNotVisible: '0',
     });
-    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({ maxReceiveCount: 5 });
+    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({
+      maxReceiveCount: queues['fan-out'].maxReceiveCount,
+    });
   });
 
   it('takes what the deployed adapter (lib/queue/sqs-queue.ts) sends, as the SDK reads it', async () => {
@@ -429,5 +439,38 @@ describe('local queue: poller', () => {
       expect(q.idle()).toBe(true);
     });
     expect((at[1] ?? 0) - (at[0] ?? 0)).toBeGreaterThanOrEqual(190);
+  });
+
+  it('retries promptly an invocation that could not be made, without hiding its batch or spending a receive', async () => {
+    // serverless offline's Lambda endpoint not listening (yet, or any more): the connection is
+    // refused, nothing ran. The fan-out queue's own visibility time-out (lib/queue/queues.json) applies.
+    const port = await freePort();
+    const logs: string[] = [];
+    const q = await start({ log: (text) => logs.push(text) });
+    q.startPolling(lambdaInvoker({ port }));
+    q.send('fan-out', [{ body: '{}' }]);
+    await vi.waitFor(() => expect(logs.join('\n')).toMatch(/fanOut/), { timeout: 5000, interval: 20 });
+
+    const invoked: SqsLikeEvent[] = [];
+    const endpoint = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (chunk) => {
+        raw += chunk;
+      });
+      req.on('end', () => {
+        invoked.push(JSON.parse(raw) as SqsLikeEvent);
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"batchItemFailures":[]}');
+      });
+    });
+    endpoint.listen(port, '127.0.0.1');
+    await once(endpoint, 'listening');
+    try {
+      await vi.waitFor(() => expect(q.idle()).toBe(true), { timeout: 10_000, interval: 50 });
+    } finally {
+      endpoint.close();
+    }
+    expect(invoked).toHaveLength(1);
+    expect(invoked[0]?.Records[0]?.attributes.ApproximateReceiveCount).toBe('1');
+    expect(logs.join('\n')).toMatch(/could not invoke fanOut.*ECONNREFUSED.*nothing ran/);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { loadDeliveryConfig } from '../../lib/config';
 import type { SendOutcome } from '../../lib/delivery/http-sender';
 import { backoffMs, judge } from '../../lib/delivery/retry-policy';
+import queues from '../../lib/queue/queues.json';
 
 const response = (status: number, retryAfterSeconds?: number): SendOutcome =>
   retryAfterSeconds === undefined
@@ -67,5 +69,20 @@ describe('backoffMs: exponential, capped, with equal jitter', () => {
   it('spreads retries out', () => {
     const waits = new Set(Array.from({ length: 50 }, () => backoffMs(5, backoff)));
     expect(waits.size).toBeGreaterThan(10);
+  });
+});
+
+describe("the fan-out queue's redrive budget, with failed records brought back after this back-off", () => {
+  it('retries a fan-out failing on every receive for at least as long as before: 5 receives, a visibility time-out apart', () => {
+    const urls = Object.fromEntries(
+      Object.values(queues).map(({ urlVariable }) => [urlVariable, 'http://127.0.0.1:9/q']),
+    );
+    const { backoffBaseMs, backoffMaxMs } = loadDeliveryConfig(urls);
+    const { maxReceiveCount, visibilityTimeoutSeconds } = queues['fan-out'];
+    let lastReceiveAfterMs = 0;
+    for (let receive = 1; receive < maxReceiveCount; receive++) {
+      lastReceiveAfterMs += backoffMs(receive, { baseMs: backoffBaseMs, maxMs: backoffMaxMs }, () => 0);
+    }
+    expect(lastReceiveAfterMs).toBeGreaterThanOrEqual((5 - 1) * visibilityTimeoutSeconds * 1000);
   });
 });

@@ -259,6 +259,7 @@ describe('serverless package --stage prod', () => {
       ],
       FanOut: [
         'dynamodb:Query',
+        'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
         'sqs:ReceiveMessage',
@@ -496,7 +497,7 @@ describe('serverless package --stage prod', () => {
     // aws-embedded-metrics' Lambda environment adds the function's properties to each record.
     for (const record of records) {
       expect(record).toMatchObject({
-        executionEnvironment: 'AWS_Lambda_nodejs22.x',
+        executionEnvironment: `AWS_Lambda_${String(iam.template.Resources.EmitGaugesLambdaFunction?.Properties.Runtime)}`,
         logStreamId: '2026/11/24/[$LATEST]package-test',
         RequestId: 'package-test',
       });
@@ -647,7 +648,7 @@ await handler({}, { awsRequestId: 'package-test', getRemainingTimeInMillis: () =
         TABLE_NAME: process.env.TABLE_NAME,
         // What the Lambda runtime sets.
         AWS_LAMBDA_FUNCTION_NAME: 'ocloud-notifications-prod-emitGauges',
-        AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+        AWS_EXECUTION_ENV: `AWS_Lambda_${String(fn.Properties.Runtime)}`,
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
         AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
         AWS_LAMBDA_LOG_STREAM_NAME: '2026/11/24/[$LATEST]package-test',
