@@ -2,7 +2,7 @@
 export { handler as deliverHandler } from '../functions/deliver';
 export { handler as fanOutHandler } from '../functions/fan-out';
 export { config, deliveryConfig } from '../lib/config';
-export { completedAttempt, cursorAttempt } from '../lib/delivery/deliverer';
+export { completedAttempt, cursorAttempt, sharedStoreCalls } from '../lib/delivery/deliverer';
 export { postJson } from '../lib/delivery/http-sender';
 export { createNetworkPolicy } from '../lib/delivery/network-policy';
 export { deliveryStore, publish, publishers, subscriptionStore } from '../lib/services';

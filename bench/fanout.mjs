@@ -38,14 +38,14 @@ import {
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
 const EVENTS = Number(process.env.EVENTS || 40);
 const SINK_CONCURRENCY = 64; // the sender's agent keeps at most 64 sockets per host
+/** The local queue's consumers, the deliver function's with 16 invocations at once. */
+const CONSUMERS = DEFAULT_CONSUMERS.map((c) => (c.queue === 'delivery' ? { ...c, concurrency: 16 } : c));
+const DELIVER = /** @type {(typeof CONSUMERS)[number]} */ (CONSUMERS.find((c) => c.queue === 'delivery'));
 const DEADLINE_MS = 20 * 60_000;
 const LOCK_STATES = /** @type {const} */ (['HOLDOVER', 'FREERUN', 'LOCKED']);
 /**
- * A notification's AWS work (at the default SUBSCRIBERS) in the runs of docs/benchmarks.md with a
- * margin of 10 %, so that one more request, unit or invocation per notification fails: 1
- * UpdateItem (its lease) and a share
- * of its batch's BatchGetItem and completions; 2.0 write units, 1.08 read units; 0.30 SQS
- * requests; one deliver invocation per 10.
+ * A notification's AWS work (default SUBSCRIBERS) in the runs of docs/benchmarks.md plus 10 %, so
+ * that one more request, unit or invocation per notification fails.
  */
 const COST_BUDGET = {
   dynamoRequests: 1.25,
@@ -57,11 +57,11 @@ const COST_BUDGET = {
 
 /**
  * The store's floor: the DynamoDB calls the delivery path makes for one event to every
- * subscription of `address` — the fan-out's pages, then per batch of 10 (16 batches at once, as the
- * deliver consumer runs) the subscriptions' read, the ordering leases and their completions — made
- * straight from the store adapter, without the queue, the handlers or any POST. Fresh cursor keys
- * (another address under the same subscriptions), so each lease is a pair's first, as in the
- * measured run.
+ * subscription of `address`, made straight from the store adapter without the queue, the handlers
+ * or any POST: the fan-out's pages, then each attempt as the deliver function makes it (its
+ * subscription's read beside its lease, then its completion), through the deliverer's own shared
+ * batch calls, as many attempts at once as the deliver consumer runs. Fresh cursor keys (another
+ * address under the same subscriptions), so each lease is a pair's first, as in the measured run.
  * @param {Awaited<ReturnType<typeof loadEntry>>} lib @param {string} address @param {ReturnType<typeof lockStateEvent>} event
  */
 async function storeFloor(lib, address, event) {
@@ -76,26 +76,23 @@ async function storeFloor(lib, address, event) {
     for (const subscription of page.subscriptions) ids.push(subscription.id);
     startKey = page.next;
   } while (startKey);
-  const cursorAddress = `${address}/floor-${randomUUID().slice(0, 6)}`;
+  const resourceAddress = `${address}/floor-${randomUUID().slice(0, 6)}`;
   const acceptedAt = new Date().toISOString();
   // The deliver function's own settings, as it reads them from its environment.
   const settings = {
     timeoutMs: lib.config().deliveryTimeoutMs,
     retryWindowMs: lib.deliveryConfig().retryWindowSeconds * 1000,
   };
-  await pool(Math.ceil(ids.length / 10), 16, async (b) => {
-    const batch = ids.slice(b * 10, b * 10 + 10);
-    const now = Date.now();
-    const attempts = batch.map((subscriptionId) =>
-      lib.cursorAttempt({ subscriptionId, resourceAddress: cursorAddress, event }, now, settings),
-    );
-    await store.getSubscriptions(batch);
-    await store.acquireDeliveryLeases(attempts);
-    await store.completeDeliveries(
-      attempts.map((a) => lib.completedAttempt(a, { event, acceptedAt }, Date.now())),
-    );
+  const shared = lib.sharedStoreCalls(store);
+  let failed = 0; // an attempt whose store call failed (the path retries it later, at a cost of its own)
+  await pool(ids.length, DELIVER.concurrency * DELIVER.batchSize, async (i) => {
+    const subscriptionId = /** @type {string} */ (ids[i]);
+    const attempt = lib.cursorAttempt({ subscriptionId, resourceAddress, event }, Date.now(), settings);
+    await Promise.all([shared.subscriptions.run(subscriptionId), shared.leases.run(attempt)])
+      .then(() => shared.completions.run(lib.completedAttempt(attempt, { event, acceptedAt }, Date.now())))
+      .catch(() => failed++);
   });
-  return Date.now() - started;
+  return { ms: Date.now() - started, failed };
 }
 
 async function main() {
@@ -105,13 +102,7 @@ async function main() {
   // Every DynamoDB call, the floor's too, goes through the counting proxy: it prices them.
   const counter = await countingProxy(db.endpoint);
   const sink = await startSink();
-  const queue = await startLocalQueue({
-    consumers: DEFAULT_CONSUMERS.map((c) => ({
-      ...c,
-      concurrency: c.queue === 'delivery' ? 16 : c.concurrency,
-    })),
-    log: (text) => print(text),
-  });
+  const queue = await startLocalQueue({ consumers: CONSUMERS, log: (text) => print(text) });
   const realLog = console.log;
   try {
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
@@ -130,25 +121,39 @@ async function main() {
       }
     });
 
+    /** A publisher's address with a subscription for each of `paths` at the sink. @param {string[]} paths */
+    const addressWith = async (paths) => {
+      const node = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1`;
+      const address = `${node}/sync/ptp-status/lock-state`;
+      const { publisher } = await lib.publishers().register({ ResourceAddress: address });
+      // Few at once: DynamoDB Local writes one at a time, and the store gives a request 3 s.
+      await pool(paths.length, 8, (i) =>
+        lib.subscriptionStore().createSubscription({
+          id: randomUUID(),
+          resourceAddress: address,
+          endpointUri: `${sink.url}${paths[i]}`,
+          owner: 'anonymous',
+          createdAt: new Date().toISOString(),
+        }),
+      );
+      return { node, address, publisherId: publisher.id };
+    };
+    const paths = (/** @type {string} */ kind, /** @type {number} */ n) =>
+      Array.from({ length: n }, (_, i) => `/${kind}/${i}`);
+
     // --- 10,000 subscribers of one address -------------------------------------------------
-    const node = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1`;
-    const address = `${node}/sync/ptp-status/lock-state`;
-    const publisher = await lib.publishers().register({ ResourceAddress: address });
-    const publisherId = publisher.publisher.id;
     const seeding = Date.now();
-    // Few at once: DynamoDB Local writes one at a time, and the store gives a request 3 s.
-    await pool(SUBSCRIBERS, 8, (i) =>
-      lib.subscriptionStore().createSubscription({
-        id: randomUUID(),
-        resourceAddress: address,
-        endpointUri: `${sink.url}/bulk/${i}`,
-        owner: 'anonymous',
-        createdAt: new Date().toISOString(),
-      }),
-    );
+    const { node, address, publisherId } = await addressWith(paths('bulk', SUBSCRIBERS));
     print(`seeded ${SUBSCRIBERS} subscriptions in ${((Date.now() - seeding) / 1000).toFixed(1)} s`);
+    // A warm-up event first runs the whole path (handlers, queue, the store's calls, the consumer)
+    // for 2 rounds of deliver invocations, so the measured path is as warm as the floor after it.
+    const warmUp = DELIVER.concurrency * DELIVER.batchSize * 2;
+    const warm = await addressWith(paths('warm', warmUp));
+    await lib.publish().publish(warm.publisherId, lockStateEvent(warm.node, new Date().toISOString()));
+    await until(() => sink.distinct('warm') >= warmUp && queue.idle(), 'the warm-up');
 
     const event = lockStateEvent(node, new Date().toISOString(), 'HOLDOVER');
+    const queuedBefore = queue.stats();
     counter.log.length = 0;
     invocations.length = 0;
     // The longest the process went without serving its sockets: a handler's time-out timer due
@@ -165,11 +170,14 @@ async function main() {
     await until(() => queue.idle(), 'the queues to drain');
     stalls.disable();
     const queued = queue.stats();
-    const enqueued = queued.delivery;
+    const enqueued = {
+      sent: queued.delivery.sent - queuedBefore.delivery.sent,
+      received: queued.delivery.received - queuedBefore.delivery.received,
+    };
     const run = {
       notifications: SUBSCRIBERS,
       dynamo: [...counter.log],
-      sqsRequests: sqsRequests(queued),
+      sqsRequests: sqsRequests(queued) - sqsRequests(queuedBefore),
       invocations,
       memoryMb: await functionMemoryMb(),
       apiRequests: 1,
@@ -197,9 +205,10 @@ async function main() {
       `  wall time                    ${(fanOutMs / 1000).toFixed(2)} s (${Math.round((SUBSCRIBERS * 1000) / fanOutMs)}/s); longest event-loop stall ${Math.round(stalls.max / 1e6)} ms (an attempt's time-out: 2000 ms)`,
     );
     // The store's floor: whatever the path does, it cannot be faster than its own store calls.
-    const floorMs = await storeFloor(lib, address, event);
+    counter.log.length = 0;
+    const { ms: floorMs, failed } = await storeFloor(lib, address, event);
     print(
-      `  the store's calls alone      ${(floorMs / 1000).toFixed(2)} s (the floor: the same DynamoDB calls straight from the store adapter, no queue, handler or POST)`,
+      `  the store's calls alone      ${(floorMs / 1000).toFixed(2)} s, ${counter.log.length} DynamoDB requests, ${failed} attempts failed (the path: ${run.dynamo.length}, ${enqueued.received - SUBSCRIBERS}; the floor: the same calls straight from the store adapter, no queue, handler or POST)`,
     );
     print(
       `  whole path / store floor     ${(fanOutMs / floorMs).toFixed(2)}×  ${verdict('fanout', 'path / store floor', fanOutMs / floorMs, 1.3)}`,
@@ -212,20 +221,10 @@ async function main() {
     // --- a fast consumer, beside a hanging one or alone ------------------------------------
     /** @param {boolean} withHanging */
     const latencyRun = async (withHanging) => {
-      const node = `/bench-${randomUUID().slice(0, 6)}/site-1/node-1`;
-      const lockAddress = `${node}/sync/ptp-status/lock-state`;
-      const registered = await lib.publishers().register({ ResourceAddress: lockAddress });
-      const id = registered.publisher.id;
       const fast = `/fast/${randomUUID()}`;
-      for (const path of withHanging ? [fast, `/hang/${randomUUID()}`] : [fast]) {
-        await lib.subscriptionStore().createSubscription({
-          id: randomUUID(),
-          resourceAddress: lockAddress,
-          endpointUri: `${sink.url}${path}`,
-          owner: 'anonymous',
-          createdAt: new Date().toISOString(),
-        });
-      }
+      const { node, publisherId: id } = await addressWith(
+        withHanging ? [fast, `/hang/${randomUUID()}`] : [fast],
+      );
       /** @type {Array<{ id: string, acceptedAt: number }>} */
       const sent = [];
       for (let i = 0; i < EVENTS; i++) {

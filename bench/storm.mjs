@@ -46,7 +46,7 @@ const COST_BUDGET = {
   dynamoRequests: 3.6,
   readUnits: 0.55,
   writeUnits: 3.4,
-  sqsRequests: 2.05,
+  sqsRequests: 1.0,
   invocations: 0.75,
 };
 

@@ -15,14 +15,14 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .handler(async (event, context) => {
     logger.setContext({ requestId: context.awsRequestId, function: 'fanOut' });
     // The records of a batch are independent events (a storm): fanned out side by side, sharing
-    // the first pages of the ancestors they have in common.
-    const firstPages = new Map();
+    // the first pages of the ancestors they have in common and filling the same send requests.
+    const batch = fanOut().batch();
     const fanOutRecord = async (record: SQSRecord) => {
       try {
         const enqueued = await fanOut().run(
           parseFanOutMessage(record.body),
           () => context.getRemainingTimeInMillis(),
-          firstPages,
+          batch,
         );
         logger.debug('fanned out', { messageId: record.messageId, enqueued });
       } catch (error) {

@@ -51,9 +51,7 @@ const CURSOR_RETENTION_SECONDS = 24 * 3600;
  * completions of the POSTs that finish together.
  */
 export class Deliverer {
-  private readonly subscriptions: Coalescer<string, Subscription | undefined>;
-  private readonly leases: Coalescer<DeliveryAttempt, LeaseOutcome>;
-  private readonly completions: Coalescer<CompletedAttempt, void>;
+  private readonly shared: ReturnType<typeof sharedStoreCalls>;
 
   constructor(
     private readonly store: DeliveryStore,
@@ -61,12 +59,7 @@ export class Deliverer {
     private readonly settings: DelivererSettings,
     private readonly clock: () => number = Date.now,
   ) {
-    this.subscriptions = new Coalescer(async (ids) => {
-      const live = await store.getSubscriptions(ids);
-      return ids.map((id) => ({ status: 'fulfilled', value: live.get(id) }));
-    });
-    this.leases = new Coalescer((attempts) => store.acquireDeliveryLeases(attempts));
-    this.completions = new Coalescer((attempts) => store.completeDeliveries(attempts));
+    this.shared = sharedStoreCalls(store);
   }
 
   async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
@@ -74,8 +67,8 @@ export class Deliverer {
     const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
     const cursor = cursorAttempt(message, now, this.settings);
     const [subscription, lease] = await Promise.all([
-      this.subscriptions.run(message.subscriptionId),
-      this.leases.run(cursor),
+      this.shared.subscriptions.run(message.subscriptionId),
+      this.shared.leases.run(cursor),
     ]);
     if (!subscription || !isFor(message, subscription)) {
       if (lease.kind === 'acquired') await this.release(cursor);
@@ -104,7 +97,7 @@ export class Deliverer {
     const verdict = judge(outcome, this.settings.timeoutMs);
     if (verdict.kind === 'delivered') {
       const completed = completedAttempt(cursor, message, this.clock());
-      await this.completions.run(completed);
+      await this.shared.completions.run(completed);
       return { kind: 'delivered', latencyMs: completed.delivered.latencyMs ?? 0 };
     }
 
@@ -178,6 +171,21 @@ export class Deliverer {
   private windowText(): string {
     return `${this.settings.retryWindowMs / 1000} s`;
   }
+}
+
+/**
+ * The store calls of the attempts that run together, each gathered into one batch call per turn of
+ * the event loop (bench:fanout's store floor makes its calls through these too).
+ */
+export function sharedStoreCalls(store: DeliveryStore) {
+  return {
+    subscriptions: new Coalescer<string, Subscription | undefined>(async (ids) => {
+      const live = await store.getSubscriptions(ids);
+      return ids.map((id) => ({ status: 'fulfilled', value: live.get(id) }));
+    }),
+    leases: new Coalescer<DeliveryAttempt, LeaseOutcome>((attempts) => store.acquireDeliveryLeases(attempts)),
+    completions: new Coalescer<CompletedAttempt, void>((attempts) => store.completeDeliveries(attempts)),
+  };
 }
 
 /** The attempt once its consumer answered 2xx at `deliveredAt`: what its cursor keeps of the delivery. */

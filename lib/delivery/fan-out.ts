@@ -1,7 +1,7 @@
 import type { Subscription } from '../domain/model';
 import type { DeliveryStore } from '../domain/ports';
 import { selfAndAncestors } from '../domain/resource-address';
-import type { QueuePort } from '../queue/queue-port';
+import { type OutgoingMessage, type QueuePort, SEND_BATCH_SIZE } from '../queue/queue-port';
 import { deliveryMessage, type FanOutContinuation, type FanOutMessage, fanOutMessage } from './messages';
 
 export interface FanOutSettings {
@@ -16,6 +16,68 @@ export interface FanOutSettings {
 type Page = Awaited<ReturnType<DeliveryStore['subscriptionsAt']>>;
 
 const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
+
+/**
+ * The delivery messages of one fan-out invocation, sent in full requests across its pages and
+ * events. A storm's event has a subscriber or two per address, so sending each page by itself
+ * billed about one SQS request per notification; full batches of 10 bill a tenth of that. Full
+ * batches go at once; a partial one waits only while some run of the invocation is turning pages
+ * it has read into messages (the events' first pages are read at once, so that is one round of
+ * reads), and goes as soon as every run is waiting on a further page or done. Each message's
+ * sender learns the outcome of the request that carried it, so a failed request fails the events
+ * it carried, whose queue retries them (the repeats are dropped by the ordering cursors).
+ */
+export class DeliverySends {
+  private waiting: { message: OutgoingMessage; resolve: () => void; reject: (reason: unknown) => void }[] =
+    [];
+  private busy = 0;
+
+  constructor(private readonly queue: QueuePort) {}
+
+  /** A run is turning pages into messages: partial batches wait for it. */
+  hold(): void {
+    this.busy += 1;
+  }
+
+  /** A run is done, or waits on a read: once no run is busy, the partial batch goes. */
+  release(): void {
+    this.busy -= 1;
+    if (this.busy === 0) this.sendFirst(this.waiting.length);
+  }
+
+  /** Resolves when every one of `messages` is on the queue; rejects if a request carrying one failed. */
+  add(messages: readonly OutgoingMessage[]): Promise<void> {
+    const sent = messages.map(
+      (message) => new Promise<void>((resolve, reject) => this.waiting.push({ message, resolve, reject })),
+    );
+    this.sendFirst(this.waiting.length - (this.waiting.length % SEND_BATCH_SIZE));
+    return Promise.all(sent).then(() => undefined);
+  }
+
+  private sendFirst(count: number): void {
+    if (count === 0) return;
+    const taken = this.waiting.splice(0, count);
+    this.queue
+      .send(
+        'delivery',
+        taken.map((entry) => entry.message),
+      )
+      .then(
+        () => {
+          for (const entry of taken) entry.resolve();
+        },
+        (error: unknown) => {
+          for (const entry of taken) entry.reject(error);
+        },
+      );
+  }
+}
+
+/** What the events of one queue batch share: their ancestors' first pages and the delivery sends. */
+export interface FanOutBatch {
+  readonly firstPages: Map<string, Promise<Page>>;
+  readonly deliveries: DeliverySends;
+}
 
 /**
  * Turns one accepted event into one delivery message per covering subscription: one query per
@@ -38,15 +100,21 @@ export class FanOut {
     this.settings = { ...DEFAULTS, ...settings };
   }
 
+  /** The state the events of one queue batch share (`run`). */
+  batch(): FanOutBatch {
+    return { firstPages: new Map(), deliveries: new DeliverySends(this.queue) };
+  }
+
   /**
    * Returns how many deliveries were enqueued by this invocation. The events of one queue batch
-   * pass the same `firstPages`: in a storm they share most ancestors (the site, the cluster), and
-   * each ancestor's first page is then read once for all of them.
+   * pass the same `batch()`: in a storm they share most ancestors (the site, the cluster), and
+   * each ancestor's first page is then read once for all of them, and their delivery messages
+   * fill the same send requests.
    */
   async run(
     message: FanOutMessage,
     remainingMs: () => number = () => Number.POSITIVE_INFINITY,
-    firstPages: Map<string, Promise<Page>> = new Map(),
+    { firstPages, deliveries }: FanOutBatch = this.batch(),
   ): Promise<number> {
     const now = new Date(this.clock());
     const ancestors = selfAndAncestors(message.resourceAddress);
@@ -75,11 +143,12 @@ export class FanOut {
       count += subscriptions.length;
       if (subscriptions.length === 0) return;
       const bodies = subscriptions.map((s) => ({ body: JSON.stringify(deliveryMessage(s, message, now)) }));
-      const sent = this.queue.send('delivery', bodies);
+      const sent = deliveries.add(bodies);
       // Awaited below, once every page is read; a send failing before then is not unhandled.
       sent.catch(() => undefined);
       sends.push(sent);
     };
+    deliveries.hold();
     try {
       outer: for (const [i, ancestor] of pending.entries()) {
         let page = await (startPages[i] as Promise<Page>);
@@ -96,11 +165,19 @@ export class FanOut {
             break outer;
           }
           if (!page.next) break;
-          page = await this.store.subscriptionsAt(ancestor, { startKey: page.next, limit });
+          deliveries.release(); // the partial batch need not wait for this read
+          try {
+            page = await this.store.subscriptionsAt(ancestor, { startKey: page.next, limit });
+          } finally {
+            deliveries.hold();
+          }
         }
       }
     } catch (error) {
       readError = error;
+    } finally {
+      // Before awaiting the sends: the partial batch holding this run's last messages waits for it.
+      deliveries.release();
     }
     // Every send settles before this returns or throws, so none is left running unobserved.
     const results = await Promise.allSettled(sends);

@@ -8,6 +8,12 @@ import type queues from './queues.json';
  */
 export type QueueName = keyof typeof queues;
 
+/**
+ * Messages per send request: SQS's SendMessageBatch takes at most 10, and bills a request as one
+ * however few it carries, so a sender that can wait a moment fills them.
+ */
+export const SEND_BATCH_SIZE = 10;
+
 export interface OutgoingMessage {
   readonly body: string;
   /** Hidden from consumers this long after sending (SQS rounds up to seconds, at most 15 minutes). */

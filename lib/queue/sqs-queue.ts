@@ -7,10 +7,9 @@ import {
 import { ServiceUnavailableError } from '../errors';
 import { logger } from '../logger';
 import { pauseBeforeRetry } from '../retry-pause';
-import type { OutgoingMessage, QueueName, QueuePort } from './queue-port';
+import { type OutgoingMessage, type QueueName, type QueuePort, SEND_BATCH_SIZE } from './queue-port';
 
-/** SQS limits: 10 entries per batch, a delay of at most 15 minutes, a visibility of at most 12 hours. */
-export const SQS_BATCH_SIZE = 10;
+/** SQS limits (besides SEND_BATCH_SIZE): a delay of at most 15 minutes, a visibility of at most 12 hours. */
 const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_SECONDS = 43_200;
 /** Batches in flight at once: enough to enqueue 10,000 deliveries in about a second. */
@@ -53,9 +52,9 @@ export class SqsQueue implements QueuePort {
 
   async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
     const batches: SendMessageBatchRequestEntry[][] = [];
-    for (let start = 0; start < messages.length; start += SQS_BATCH_SIZE) {
+    for (let start = 0; start < messages.length; start += SEND_BATCH_SIZE) {
       batches.push(
-        messages.slice(start, start + SQS_BATCH_SIZE).map((message, i) => ({
+        messages.slice(start, start + SEND_BATCH_SIZE).map((message, i) => ({
           Id: String(i),
           MessageBody: message.body,
           ...(message.delayMs ? { DelaySeconds: toSeconds(message.delayMs, MAX_DELAY_SECONDS) } : {}),

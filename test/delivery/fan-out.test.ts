@@ -135,9 +135,9 @@ describe('fan-out continuations', () => {
     } as typeof store;
     const queue = new RecordingQueue();
     const fanOut = new FanOut(counting, queue);
-    const firstPages = new Map();
+    const batch = fanOut.batch();
     const [one, two] = [acceptedAt(`${site}/node-1`), acceptedAt(`${site}/node-2`)];
-    await Promise.all([one, two].map((m) => fanOut.run(m, undefined, firstPages)));
+    await Promise.all([one, two].map((m) => fanOut.run(m, undefined, batch)));
     expect(reads.filter((address) => address === site)).toHaveLength(1);
     const to = (m: FanOutMessage) =>
       queue.sent.delivery
@@ -147,5 +147,46 @@ describe('fan-out continuations', () => {
         .sort();
     expect(to(one)).toEqual([...siteSubscribers, ...nodeSubscribers].sort());
     expect(to(two)).toEqual([...siteSubscribers].sort());
+  });
+
+  it('fills send requests of 10 across the pages and events of one batch', async () => {
+    // A storm's shape: ten nodes of one site, a subscriber per node and one for the site. Sent
+    // page by page, that was 20 requests of one message each; full, it is 2.
+    const site = `/${uniqueCluster()}/site-1`;
+    const siteSubscriber = await subscribe(site, 1);
+    const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
+    const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(deliveryStore(), queue);
+    const batch = fanOut.batch();
+    const events = nodes.map((node) => acceptedAt(node));
+    expect(await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)))).toEqual(
+      events.map(() => 2),
+    );
+    expect(queue.requests.delivery).toBe(2);
+    const to = (m: FanOutMessage) =>
+      queue.sent.delivery
+        .map((body) => parseDeliveryMessage(body))
+        .filter((d) => d.event.id === m.event.id)
+        .map((d) => d.subscriptionId)
+        .sort();
+    events.forEach((m, n) => {
+      expect(to(m)).toEqual([...siteSubscriber, ...(nodeSubscribers[n] ?? [])].sort());
+    });
+  });
+
+  it('fails every event whose messages rode on a request that failed', async () => {
+    const site = `/${uniqueCluster()}/site-1`;
+    await subscribe(site, 1);
+    const refusing = new RecordingQueue();
+    refusing.send = async () => {
+      throw new Error('queue down');
+    };
+    const fanOut = new FanOut(deliveryStore(), refusing);
+    const batch = fanOut.batch();
+    const results = await Promise.allSettled(
+      [`${site}/node-1`, `${site}/node-2`].map((node) => fanOut.run(acceptedAt(node), undefined, batch)),
+    );
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 });
