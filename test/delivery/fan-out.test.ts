@@ -139,12 +139,7 @@ describe('fan-out continuations', () => {
     const [one, two] = [acceptedAt(`${site}/node-1`), acceptedAt(`${site}/node-2`)];
     await Promise.all([one, two].map((m) => fanOut.run(m, undefined, batch)));
     expect(reads.filter((address) => address === site)).toHaveLength(1);
-    const to = (m: FanOutMessage) =>
-      queue.sent.delivery
-        .map((body) => parseDeliveryMessage(body))
-        .filter((d) => d.event.id === m.event.id)
-        .map((d) => d.subscriptionId)
-        .sort();
+    const to = (m: FanOutMessage) => subscriptionsSentFor(queue, m);
     expect(to(one)).toEqual([...siteSubscribers, ...nodeSubscribers].sort());
     expect(to(two)).toEqual([...siteSubscribers].sort());
   });
@@ -164,12 +159,7 @@ describe('fan-out continuations', () => {
       events.map(() => 2),
     );
     expect(queue.requests.delivery).toBe(2);
-    const to = (m: FanOutMessage) =>
-      queue.sent.delivery
-        .map((body) => parseDeliveryMessage(body))
-        .filter((d) => d.event.id === m.event.id)
-        .map((d) => d.subscriptionId)
-        .sort();
+    const to = (m: FanOutMessage) => subscriptionsSentFor(queue, m);
     events.forEach((m, n) => {
       expect(to(m)).toEqual([...siteSubscriber, ...(nodeSubscribers[n] ?? [])].sort());
     });
@@ -190,3 +180,12 @@ describe('fan-out continuations', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 });
+
+/** The subscriptions `queue` was given a delivery message of `m` for, sorted. */
+function subscriptionsSentFor(queue: RecordingQueue, m: FanOutMessage): string[] {
+  return queue.sent.delivery
+    .map((body) => parseDeliveryMessage(body))
+    .filter((d) => d.event.id === m.event.id)
+    .map((d) => d.subscriptionId)
+    .sort();
+}
