@@ -6,7 +6,6 @@
  * must be the status line's. The screenshot in docs/ is taken here (DOCS_SCREENSHOT=1 writes it
  * there; otherwise it goes to a temporary folder).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
@@ -18,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { type NpmStart, startNpmStart } from '../support/npm-start';
 
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const CHROMIUM = '/usr/bin/chromium';
@@ -34,8 +34,7 @@ const SCREENSHOT = process.env.DOCS_SCREENSHOT
   : join(tmpdir(), `local-dashboard-${process.pid}.png`);
 
 let dir: string;
-let child: ChildProcess;
-let output = '';
+let service: NpmStart | undefined;
 let origin: string;
 let api: string;
 const consumers: Consumer[] = [];
@@ -43,37 +42,17 @@ const consumers: Consumer[] = [];
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ocloud-dashboard-'));
   const port = await freePort();
-  child = spawn(process.execPath, ['scripts/start-local.mjs'], {
-    cwd: PROJECT_DIR,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOCAL_DYNAMODB_DIR: join(dir, 'dynamodb'),
-      LOCAL_QUEUE_FILE: join(dir, 'queue.db'),
-      // A consumer that keeps failing is given up on within seconds.
-      DELIVERY_RETRY_WINDOW_SECONDS: '3',
-    },
+  service = await startNpmStart(dir, port, {
+    // A consumer that keeps failing is given up on within seconds.
+    DELIVERY_RETRY_WINDOW_SECONDS: '3',
   });
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-  }
-  await vi.waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${output}`);
-      if (!output.includes('Local dashboard at')) throw new Error(`not ready yet:\n${output}`);
-    },
-    { timeout: 150_000, interval: 200 },
-  );
-  api = /API ready at (\S+)/.exec(output)?.[1] ?? '';
+  api = service.url;
   origin = new URL(api).origin;
 }, 160_000);
 
 afterAll(async () => {
   await Promise.all(consumers.map((consumer) => consumer.close()));
+  const child = service?.process;
   if (child?.pid && child.exitCode === null) {
     const exited = once(child, 'exit');
     process.kill(-child.pid, 'SIGINT');
@@ -100,7 +79,9 @@ async function consumer(replies?: Parameters<typeof startConsumer>[0]) {
 
 /** The numbers of the last status line npm start printed. */
 function statusLine() {
-  const lines = output.split('\n').filter((line) => /^\[\d\d:\d\d:\d\d\] subscriptions /.test(line));
+  const lines = (service?.output() ?? '')
+    .split('\n')
+    .filter((line) => /^\[\d\d:\d\d:\d\d\] subscriptions /.test(line));
   const last = lines.at(-1) ?? '';
   const number = (label: string) => Number(new RegExp(`${label} (\\d+)`).exec(last)?.[1] ?? Number.NaN);
   return {

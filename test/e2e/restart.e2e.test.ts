@@ -5,30 +5,24 @@
  * older one after a newer one for the same subscription. `node scripts/start-local.mjs` runs as a
  * user runs it, on its own data directory and port.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { type NpmStart, startNpmStart } from '../support/npm-start';
 
-const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 /** Subscriptions the fan-out enqueues a delivery for: enough batches that a kill can land among them. */
 const FAN_OUT_SUBSCRIPTIONS = 300;
 /** The waiting notification's consumer asks for this: its retry is due after the restart. */
 const RETRY_AFTER_SECONDS = 4;
 
-interface Service {
-  url: string;
-  queueUrl: string;
-  process: ChildProcess;
-  output: () => string;
-}
+type Service = NpmStart;
 
 let dir: string;
 let port: number;
@@ -44,35 +38,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function start(): Promise<Service> {
-  const child = spawn(process.execPath, ['scripts/start-local.mjs'], {
-    cwd: PROJECT_DIR,
-    detached: true, // its own process group, as in a terminal
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOCAL_DYNAMODB_DIR: join(dir, 'dynamodb'),
-      LOCAL_QUEUE_FILE: join(dir, 'queue.db'),
-    },
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  await vi.waitFor(
-    () => {
-      if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}):\n${output}`);
-      if (!output.includes('API ready at')) throw new Error(`not ready yet:\n${output}`);
-    },
-    { timeout: 150_000, interval: 200 },
-  );
-  const url = /API ready at (\S+)/.exec(output)?.[1] ?? '';
-  const queueUrl = /Local queue \(SQS protocol\) at (\S+?),/.exec(output)?.[1] ?? '';
-  return { url, queueUrl, process: child, output: () => output };
+function start(): Promise<Service> {
+  return startNpmStart(dir, port);
 }
 
 /** Every process of the service: its own, and the groups of the children it detached. */
