@@ -72,17 +72,29 @@ describe('backoffMs: exponential, capped, with equal jitter', () => {
   });
 });
 
-describe("the fan-out queue's redrive budget, with failed records brought back after this back-off", () => {
-  it('retries a fan-out failing on every receive for at least as long as before: 5 receives, a visibility time-out apart', () => {
-    const urls = Object.fromEntries(
-      Object.values(queues).map(({ urlVariable }) => [urlVariable, 'http://127.0.0.1:9/q']),
-    );
-    const { backoffBaseMs, backoffMaxMs } = loadDeliveryConfig(urls);
-    const { maxReceiveCount, visibilityTimeoutSeconds } = queues['fan-out'];
-    let lastReceiveAfterMs = 0;
+describe("the queues' redrive budgets, with failed records brought back after this back-off", () => {
+  const settings = loadDeliveryConfig(
+    Object.fromEntries(Object.values(queues).map(({ urlVariable }) => [urlVariable, 'http://127.0.0.1:9/q'])),
+  );
+  /** The earliest a record failing on every receive reaches its last one (the jitter at its lowest). */
+  const lastReceiveAfterMs = (maxReceiveCount: number) => {
+    let total = 0;
     for (let receive = 1; receive < maxReceiveCount; receive++) {
-      lastReceiveAfterMs += backoffMs(receive, { baseMs: backoffBaseMs, maxMs: backoffMaxMs }, () => 0);
+      total += backoffMs(receive, { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, () => 0);
     }
-    expect(lastReceiveAfterMs).toBeGreaterThanOrEqual((5 - 1) * visibilityTimeoutSeconds * 1000);
+    return total;
+  };
+
+  it('retries a fan-out failing on every receive for at least as long as before: 5 receives, a visibility time-out apart', () => {
+    const { maxReceiveCount, visibilityTimeoutSeconds } = queues['fan-out'];
+    expect(lastReceiveAfterMs(maxReceiveCount)).toBeGreaterThanOrEqual(
+      (5 - 1) * visibilityTimeoutSeconds * 1000,
+    );
+  });
+
+  it('keeps a delivery the store fails on every receive for longer than the retry window, so it is never dead-lettered before its window ends', () => {
+    expect(lastReceiveAfterMs(queues.delivery.maxReceiveCount)).toBeGreaterThan(
+      settings.retryWindowSeconds * 1000,
+    );
   });
 });
