@@ -11,8 +11,10 @@
  * the next fsync takes them along; a power cut could only undo one, which brings a message back
  * (at-least-once), never loses one. Fsyncing every delete too made a 2,000-subscription fan-out
  * take 21 s instead of 12 s (npm run bench:fanout, loaded machine). A temporary queue (the tests',
- * the benchmarks') is removed when its process stops, so its sends skip the fsync: on a loaded
- * machine one took up to 200 ms, and the process serving the queue stopped serving anything else.
+ * the benchmarks') is removed when its process stops, so it never fsyncs (synchronous=OFF), its
+ * sends nor its WAL checkpoints: on a loaded machine one send took up to 200 ms, and the process
+ * serving the queue stopped serving anything else; checkpoints stalled it for up to 40 ms
+ * (bench:fanout's latency rounds).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -83,13 +85,13 @@ export const md5 = (/** @type {string} */ text) => createHash('md5').update(text
  * is gone with the previous process: it is visible again at once, as SQS would show it once that
  * invocation's time-out had passed. A tool reading beside a running server does not recover.
  * @param {string} path
- * @param {{ recover?: boolean, durable?: boolean }} [options] durable: fsync each send
+ * @param {{ recover?: boolean, durable?: boolean }} [options] durable: fsync each send; false: never fsync (a temporary queue)
  */
 export function openQueueStore(path, { recover = true, durable = true } = {}) {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
+  db.pragma(durable ? 'synchronous = NORMAL' : 'synchronous = OFF');
   // `npm run dead-letters` writes from another process while the server runs.
   db.pragma('busy_timeout = 5000');
   db.exec(SCHEMA);
