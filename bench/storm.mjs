@@ -229,7 +229,7 @@ async function main() {
     };
     // GNSS lost, then regained: two storms, and the faster is measured against its floor, as each
     // part of the floor is the faster of two. This machine's speed wanders between runs (the same
-    // storm's CPU-seconds by up to 1.5×, docs/benchmarks.md); a wait only ever adds time.
+    // storm's CPU-seconds by up to 1.6×, docs/benchmarks.md); a wait only ever adds time.
     const storms = [await measuredStorm(1, 'value'), await measuredStorm(2, 'warm')];
     const result = storms.reduce((faster, next) => (next.wallMs < faster.wallMs ? next : faster));
     const { dynamo, invoked } = result;
