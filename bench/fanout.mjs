@@ -251,11 +251,11 @@ async function main() {
       await until(() => queue.idle(), 'the queues to drain after a latency round', 60_000);
       return sent.filter(arrival).map((s) => (arrival(s) ?? 0) - s.acceptedAt);
     };
-    // By turns, so that whatever the machine does meanwhile falls on both alike; each p99 is over
-    // all the rounds' events, not the slowest of one round's 40.
     // One round beside a hanging consumer first, not counted: the bulk run above never ran the
     // paths of a time-out or of an attempt that waits for a lease, and their first run is cold.
     await latencyRun(true);
+    // By turns, so that whatever the machine does meanwhile falls on both alike; each p99 is over
+    // all the rounds' events, not the slowest of one round's 40.
     /** @type {{ alone: number[][], besideHanging: number[][] }} */
     const rounds = { alone: [], besideHanging: [] };
     for (let round = 0; round < ROUNDS; round++) {

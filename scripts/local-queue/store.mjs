@@ -85,7 +85,8 @@ export const md5 = (/** @type {string} */ text) => createHash('md5').update(text
  * is gone with the previous process: it is visible again at once, as SQS would show it once that
  * invocation's time-out had passed. A tool reading beside a running server does not recover.
  * @param {string} path
- * @param {{ recover?: boolean, durable?: boolean }} [options] durable: fsync each send; false: never fsync (a temporary queue)
+ * @param {{ recover?: boolean, durable?: boolean }} [options] durable: fsync each send; false (a
+ *   temporary queue): never fsync
  */
 export function openQueueStore(path, { recover = true, durable = true } = {}) {
   mkdirSync(dirname(path), { recursive: true });
