@@ -264,10 +264,11 @@ async function main() {
     }
     const summary = (/** @type {number[][]} */ runs) => {
       const all = runs.flat();
+      const p99 = quantile(all, 0.99);
       const perRound = runs.map((r) => quantile(r, 0.99)).join(', ');
       return {
-        p99: quantile(all, 0.99),
-        text: `p50 ${median(all)} ms, p99 ${quantile(all, 0.99)} ms (${all.length}/${EVENTS * ROUNDS} delivered; each round's slowest ${perRound} ms)`,
+        p99,
+        text: `p50 ${median(all)} ms, p99 ${p99} ms (${all.length}/${EVENTS * ROUNDS} delivered; each round's slowest ${perRound} ms)`,
       };
     };
     const alone = summary(rounds.alone);
