@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../lib/logger';
@@ -6,9 +7,9 @@ import { deliveryBatch } from '../lib/services';
 
 /** DeliveryQueue → one POST per message, all at once; what must be retried is reported back. */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(emitMetrics())
   .handler(async (event, context) => {
-    logger.setContext({ requestId: context.awsRequestId, function: 'deliver' });
     const messages = event.Records.map((record) => ({
       messageId: record.messageId,
       receiptHandle: record.receiptHandle,

@@ -1,4 +1,5 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { parseFanOutMessage } from '../lib/delivery/messages';
@@ -11,9 +12,9 @@ import { fanOut, fanOutBackoff } from '../lib/services';
  * queue, after a short back-off.
  */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(emitMetrics())
   .handler(async (event, context) => {
-    logger.setContext({ requestId: context.awsRequestId, function: 'fanOut' });
     // The records of a batch are independent events (a storm): fanned out side by side, sharing
     // the first pages of the ancestors they have in common and filling the same send requests.
     const batch = fanOut().batch();

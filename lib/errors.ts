@@ -79,3 +79,8 @@ export class ServiceUnavailableError extends ServiceError {
     super(detail, options);
   }
 }
+
+/** A client's text quoted in a problem's detail, shortened so that no detail grows with the input. */
+export function clip(text: string, max = 80): string {
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}

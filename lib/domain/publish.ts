@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../errors';
+import { BadRequestError } from '../errors';
 import { logger } from '../logger';
 import {
   firstValueOutside,
@@ -10,6 +10,7 @@ import {
 } from './event';
 import { isServiceId } from './ids';
 import type { DeliveryPort, PublisherStore } from './ports';
+import { publisherNotFound } from './publishers';
 
 export type PublishResult =
   | { readonly kind: 'accepted'; readonly event: NotificationEvent }
@@ -45,7 +46,7 @@ export class Publish {
     const known = this.addresses.get(publisherId);
     if (known !== undefined)
       return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known);
-    if (!isServiceId(publisherId)) throw notFound(publisherId);
+    if (!isServiceId(publisherId)) throw publisherNotFound(publisherId);
     // Not known to this instance yet: its address is read while the event is accepted, since the
     // accept transaction checks the source itself. A cold instance's publish then waits for one
     // round trip to the store instead of two.
@@ -60,7 +61,7 @@ export class Publish {
         if (publisherAddress !== undefined) throw firstValueOutside(data.values, publisherAddress, source);
       }
     } catch (error) {
-      if ((await address) === undefined) throw notFound(publisherId);
+      if ((await address) === undefined) throw publisherNotFound(publisherId);
       throw error;
     }
     return this.accept(publisherId, validated, address);
@@ -100,7 +101,7 @@ export class Publish {
     switch (outcome.kind) {
       case 'unknown-publisher':
         this.addresses.delete(publisherId);
-        throw notFound(publisherId);
+        throw publisherNotFound(publisherId);
       case 'wrong-source':
         throw wrongSource(event.source, outcome.publisherAddress);
       case 'value-outside':
@@ -120,7 +121,7 @@ export class Publish {
     }
     // Deleted since the transaction, its state with it: as if it had been deleted first.
     if (resourceAddress === undefined)
-      throw await this.undoAcceptance(publisherId, event, notFound(publisherId));
+      throw await this.undoAcceptance(publisherId, event, publisherNotFound(publisherId));
     try {
       await this.delivery.eventAccepted({
         publisherId,
@@ -172,10 +173,6 @@ export class Publish {
     this.addresses.set(publisherId, publisher.resourceAddress);
     return publisher.resourceAddress;
   }
-}
-
-function notFound(id: string): NotFoundError {
-  return new NotFoundError(`Publisher ${id.length > 80 ? `${id.slice(0, 77)}...` : id} does not exist`);
 }
 
 function formatSeconds(ms: number): string {

@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../errors';
+import { BadRequestError, clip, NotFoundError } from '../errors';
 import { validateEndpointUri } from './endpoint-uri';
 import type { NotificationEvent } from './event';
 import { isServiceId, publisherIdFor } from './ids';
@@ -37,9 +37,9 @@ export class Publishers {
   }
 
   async get(id: string): Promise<Publisher> {
-    if (!isServiceId(id)) throw notFound(id);
+    if (!isServiceId(id)) throw publisherNotFound(id);
     const publisher = await this.store.getPublisher(id);
-    if (!publisher) throw notFound(id);
+    if (!publisher) throw publisherNotFound(id);
     return publisher;
   }
 
@@ -58,8 +58,8 @@ export class Publishers {
   }
 
   async delete(id: string): Promise<void> {
-    if (!isServiceId(id)) throw notFound(id);
-    if (!(await this.store.deletePublisher(id))) throw notFound(id);
+    if (!isServiceId(id)) throw publisherNotFound(id);
+    if (!(await this.store.deletePublisher(id))) throw publisherNotFound(id);
   }
 
   /** Contract 4, CurrentState: the latest event of the publisher at exactly this address. */
@@ -72,6 +72,6 @@ export class Publishers {
   }
 }
 
-function notFound(id: string): NotFoundError {
-  return new NotFoundError(`Publisher ${id.length > 80 ? `${id.slice(0, 77)}...` : id} does not exist`);
+export function publisherNotFound(id: string): NotFoundError {
+  return new NotFoundError(`Publisher ${clip(id)} does not exist`);
 }

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError, clip } from '../errors';
 
 const MAX_LENGTH = 512;
 const SEGMENT = /^[A-Za-z0-9\-._~:]+$/;
@@ -56,8 +56,4 @@ export function selfAndAncestors(address: string): string[] {
 export function resourceSuffixes(address: string): string[] {
   const segments = address.slice(1).split('/');
   return segments.map((_, i) => `/${segments.slice(segments.length - 1 - i).join('/')}`);
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

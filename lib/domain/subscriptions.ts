@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../errors';
+import { BadRequestError, clip, NotFoundError } from '../errors';
 import { isServiceId } from './ids';
 import type { Page, PageRequest, RetiredSubscriptions, Subscription } from './model';
 import type {
@@ -70,8 +70,4 @@ const REMOVAL_RESERVE_MS = 5_000;
 
 export function notFound(id: string): NotFoundError {
   return new NotFoundError(`Subscription ${clip(id)} does not exist`);
-}
-
-function clip(text: string): string {
-  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

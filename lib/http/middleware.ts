@@ -11,7 +11,10 @@ type Middleware = middy.MiddlewareObj<HttpEvent, HttpResponse, Error, Context>;
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** Every error, whatever raised it, leaves as a problem document. Registered first, so it runs last. */
+/**
+ * Every error, whatever raised it, leaves as a problem document. Registered after `requestLogging()`:
+ * middy runs `onError` in reverse order of registration, so the outcome line sees the problem's status.
+ */
 export function problemDocuments(): Middleware {
   return {
     onError: async (request) => {
@@ -20,22 +23,26 @@ export function problemDocuments(): Middleware {
   };
 }
 
-/** Tags every log line of the invocation with its request ids and logs the outcome of each request. */
+/**
+ * Tags every log line of the invocation with its API request id, route and path (the Lambda
+ * context's own keys come from Powertools' `injectLambdaContext`), and logs the outcome of each
+ * request. The start time is kept per request: serverless offline and the tests run invocations of
+ * one handler side by side.
+ */
 export function requestLogging(): Middleware {
-  let started = 0;
+  const startedAt = new WeakMap<object, number>();
   const done = (request: middy.Request<HttpEvent, HttpResponse, Error, Context>) => {
     const status = request.response?.statusCode;
+    const durationMs = Date.now() - (startedAt.get(request) ?? Date.now());
     // API Gateway's access log records every request; the function logs the failures, and the
     // rest only at debug level, so that a request costs no log line it does not need.
-    if (status !== undefined && status >= 500)
-      logger.warn('request', { status, durationMs: Date.now() - started });
-    else logger.debug('request', { status, durationMs: Date.now() - started });
+    if (status === undefined || status >= 500) logger.warn('request', { status, durationMs });
+    else logger.debug('request', { status, durationMs });
   };
   return {
     before: async (request) => {
-      started = Date.now();
-      logger.setContext({
-        requestId: request.context.awsRequestId,
+      startedAt.set(request, Date.now());
+      logger.appendKeys({
         apiRequestId: request.event.requestContext?.requestId,
         route: request.event.routeKey,
         path: request.event.rawPath,

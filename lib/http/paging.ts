@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { cursorSecret } from '../config';
 import type { Page, PagePosition, PageRequest } from '../domain/model';
 import { normaliseResourceAddress } from '../domain/resource-address';
-import { BadRequestError } from '../errors';
+import { BadRequestError, clip } from '../errors';
 import { apiBaseUrl, type HttpEvent } from './request';
 import { type HttpResponse, json } from './responses';
 
@@ -65,7 +65,7 @@ export function pagedList(event: HttpEvent, list: ListIdentity['list'], principa
 function parseLimit(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   if (!/^\d{1,4}$/.test(raw) || Number(raw) < 1 || Number(raw) > MAX_PAGE) {
-    throw new BadRequestError(`limit must be an integer from 1 to ${MAX_PAGE}; got "${clip(raw)}"`);
+    throw new BadRequestError(`limit must be an integer from 1 to ${MAX_PAGE}; got "${clip(raw, 40)}"`);
   }
   return Number(raw);
 }
@@ -111,8 +111,4 @@ function invalidCursor(why: string): BadRequestError {
   return new BadRequestError(
     `cursor is not valid for this list (${why}); use the Link of the previous page, or list again without cursor`,
   );
-}
-
-function clip(text: string): string {
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }

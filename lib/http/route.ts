@@ -1,6 +1,8 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { Context } from 'aws-lambda';
+import { logger } from '../logger';
 import { emitMetrics } from '../metrics';
 import {
   bodySizeLimit,
@@ -18,16 +20,18 @@ export type RouteHandler = (event: HttpEvent, context: Context) => Promise<HttpR
  * Wraps one route's handler in the middlewares every route shares: problem documents, structured
  * logs, embedded metrics, the refusal of paths with an empty segment (unless the route reads an
  * address from its path, which has its own rules), and for JSON routes the size limit and the body
- * parser. The order matters: errors are mapped last (outermost), and a body is size-checked before
- * it is parsed.
+ * parser. The order matters: the Lambda context's log keys are set first and cleared last; an
+ * error becomes a problem document before the outcome line is written (middy runs `onError` in
+ * reverse order); a body is size-checked before it is parsed.
  */
 export function httpRoute(
   route: RouteHandler,
   options: { jsonBody?: boolean | 'optional'; addressInPath?: boolean } = {},
 ) {
   const handler = middy<HttpEvent, HttpResponse, Error, Context>()
-    .use(problemDocuments())
+    .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogging())
+    .use(problemDocuments())
     .use(emitMetrics<HttpEvent, HttpResponse>());
   if (!options.addressInPath) handler.use(noEmptyPathSegment());
   if (options.jsonBody) {

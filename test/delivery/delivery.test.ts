@@ -304,8 +304,8 @@ describe('queued delivery', () => {
     await waitForQueueIdle({ concerning: pub.address });
 
     const logged: string[] = [];
-    const write = process.stdout.write.bind(process.stdout);
-    vi.spyOn(process.stdout, 'write').mockImplementation(((chunk: string | Uint8Array) => {
+    const write = process.stderr.write.bind(process.stderr); // warnings: Powertools writes them to stderr
+    vi.spyOn(process.stderr, 'write').mockImplementation(((chunk: string | Uint8Array) => {
       logged.push(String(chunk));
       return write(chunk);
     }) as typeof process.stdout.write);

@@ -12,9 +12,9 @@ import {
 import { problemResponse } from '../../lib/http/problem';
 
 describe('problemResponse: the one mapping of domain error kinds to HTTP', () => {
-  // 5xx are logged (to stdout): keep the test output to the test's own.
+  // 5xx are logged (warnings, to stderr): keep the test output to the test's own.
   beforeEach(() => {
-    vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     return () => vi.restoreAllMocks();
   });
 
