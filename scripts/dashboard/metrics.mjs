@@ -1,6 +1,6 @@
 // @ts-check
 /**
- * The local dashboard's data: the widgets of the CloudWatch dashboard (scripts/stack/dashboard.cjs)
+ * The local dashboard's data: the widgets of the CloudWatch dashboard (infrastructure/dashboard.cjs)
  * that show the service's own metrics, fed by the embedded-metric records the handlers print —
  * the records `npm start`'s status line counts and CloudWatch reads when deployed. The queue and
  * API Gateway widgets have no local source and are left out.
@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
-const cloudWatchDashboard = require('../stack/dashboard.cjs');
+const cloudWatchDashboard = require('../../infrastructure/dashboard.cjs');
 
 /** The CloudWatch dashboard keeps an hour of one-minute points in view; so does this one. */
 const WINDOW_MS = 3600_000;
