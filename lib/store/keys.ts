@@ -11,6 +11,13 @@
  */
 export const INDEX = { byAddress: 'byAddress', publisherTree: 'publisherTree', byList: 'byList' } as const;
 
+/** The attributes that make up a position in each index (a page's LastEvaluatedKey there). */
+export const INDEX_KEY = {
+  byAddress: ['pk', 'sk', 'addrPk', 'addrSk'],
+  publisherTree: ['pk', 'sk', 'treePk', 'treeSk'],
+  byList: ['pk', 'sk', 'listPk', 'listSk'],
+} as const;
+
 export const COUNTER_SHARDS = 10;
 /** An owner's count is split like the counters, so that one principal's concurrent subscribes rarely conflict. */
 export const OWNER_SHARDS = 10;

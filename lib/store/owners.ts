@@ -1,9 +1,6 @@
 import type { DynamoTable, Item } from './dynamo-table';
 import { keys } from './keys';
 
-/** The key attributes of a position in the byList index. */
-export const LIST_KEY = ['pk', 'sk', 'listPk', 'listSk'] as const;
-
 /**
  * The owner's item: its current generation, how many live subscriptions it holds, and below which
  * generation the retired ones are removed. An owner without an item is in generation 0 with none.

@@ -10,7 +10,7 @@ import type {
 import type { PublisherStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
-import { INDEX, keys } from './keys';
+import { INDEX, INDEX_KEY, keys } from './keys';
 import { queryPage } from './query-page';
 import { acceptEventWrites, createPublisherWrites, deletePublisherWrites } from './transactions';
 
@@ -41,7 +41,7 @@ export class DynamoPublisherStore implements PublisherStore {
           ExpressionAttributeValues: { ':pk': keys.publishers },
         },
         request,
-        ['pk', 'sk', 'listPk', 'listSk'],
+        INDEX_KEY.byList,
       );
       return { items: page.items.map(toPublisher), next: page.next };
     }
@@ -53,7 +53,7 @@ export class DynamoPublisherStore implements PublisherStore {
         ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
       },
       request,
-      ['pk', 'sk', 'treePk', 'treeSk'],
+      INDEX_KEY.publisherTree,
     );
     return { items: page.items.map(publisherOfState), next: page.next };
   }

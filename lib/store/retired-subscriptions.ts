@@ -4,8 +4,8 @@ import type { RetiredSubscriptionStore } from '../domain/ports';
 import { conditionHeld } from './conditional-write';
 import { removeDeadLettersOf } from './delivery-records';
 import type { DynamoTable } from './dynamo-table';
-import { INDEX, keys } from './keys';
-import { LIST_KEY, type OwnerState, ownerState } from './owners';
+import { INDEX, INDEX_KEY, keys } from './keys';
+import { type OwnerState, ownerState } from './owners';
 import { queryPage } from './query-page';
 import { retireAllWrites } from './transactions';
 
@@ -57,7 +57,7 @@ export class DynamoRetiredSubscriptions implements RetiredSubscriptionStore {
           ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(job.owner, gen) },
         },
         { limit: REMOVAL_PAGE, after },
-        LIST_KEY,
+        INDEX_KEY.byList,
       );
       const retiredGen = gen;
       await Promise.all(

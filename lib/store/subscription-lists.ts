@@ -2,11 +2,9 @@ import type { Page, PageRequest, Subscription } from '../domain/model';
 import type { SubscriptionLists } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { toSubscription } from './items';
-import { INDEX, keys } from './keys';
-import { LIST_KEY, ownerState } from './owners';
+import { INDEX, INDEX_KEY, keys } from './keys';
+import { ownerState } from './owners';
 import { queryPage } from './query-page';
-
-const ADDRESS_KEY = ['pk', 'sk', 'addrPk', 'addrSk'] as const;
 
 /**
  * An owner's subscriptions of its current generation, a page at a time (apart from
@@ -33,7 +31,7 @@ export class DynamoSubscriptionLists implements SubscriptionLists {
           ExpressionAttributeValues: { ':pk': listPk },
         },
         request,
-        LIST_KEY,
+        INDEX_KEY.byList,
       );
       return { items: page.items.map(toSubscription), next: page.next };
     }
@@ -48,7 +46,7 @@ export class DynamoSubscriptionLists implements SubscriptionLists {
         ExpressionAttributeValues: { ':pk': addrPk, ':owner': prefix },
       },
       request,
-      ADDRESS_KEY,
+      INDEX_KEY.byAddress,
     );
     return { items: page.items.map(toSubscription), next: page.next };
   }
