@@ -5,7 +5,7 @@
  * (`none`, the local stage).
  */
 import { readFileSync } from 'node:fs';
-import { requestSigner } from '../scripts/sign-request.mjs';
+import { requestSigner } from './sign-request.mjs';
 import type { Outbox, QueuedEvent } from './outbox';
 import { Pause } from './pause';
 
