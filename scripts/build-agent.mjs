@@ -62,7 +62,7 @@ writeFileSync(
 copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'));
 writeFileSync(
   join(stage, 'README.md'),
-  '# ocloud-node-agent\n\n`ocloud-node-agent --help` lists its settings; the project\'s docs/agent.md describes them, the states it publishes and a systemd unit.\n',
+  "# ocloud-node-agent\n\n`ocloud-node-agent --help` lists its settings; the project's docs/agent.md describes them, the states it publishes and a systemd unit.\n",
 );
 const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', dist], {
   cwd: stage,
