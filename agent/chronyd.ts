@@ -71,7 +71,8 @@ export function readChronyc(lines: readonly string[]): Omit<OsClockReport, 'at'>
   // `x` falseticker, `~` too variable), name, stratum, poll, reach, … (10 fields).
   const selected = rows.find((row) => row.length === 10 && row[1] === '*');
   const correction = Number(tracking?.[4]);
-  const offsetNs = Number.isFinite(correction) ? Math.round(-correction * 1e12) / 1000 : undefined;
+  // Nanoseconds to three decimals (decimal64.3), positive while the clock is ahead; never -0.
+  const offsetNs = Number.isFinite(correction) ? Math.round(-correction * 1e12) / 1000 + 0 : undefined;
   if (selected && offsetNs !== undefined) {
     return {
       observation: { kind: 'synchronised', offsetNs },

@@ -10,7 +10,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,14 +20,17 @@ import { freePort } from '../../scripts/dynamodb-local.mjs';
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
-/** Why the real-daemon tests cannot run here, or undefined when they can. */
-export function daemonsMissing() {
+/**
+ * Why the real-daemon tests cannot run here, or undefined when they can.
+ * @param {string[]} [tools] the programs they run
+ */
+export function daemonsMissing(tools = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
-  for (const tool of ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
+  for (const tool of tools) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
-      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients)`;
+      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients chrony)`;
     }
   }
   return undefined;
@@ -191,12 +194,14 @@ export async function post(url, body) {
 }
 
 /**
- * The node agent as a user runs it (`npm run agent` is `node agent/run.mjs`), its log kept.
- * @param {{ service: string, node: string, stateDir: string, ptp4l?: string, gpsd?: string, args?: string[] }} options
+ * The node agent as a user runs it (`npm run agent` is `node agent/run.mjs`; `command` the
+ * installed package's bin instead), its log kept.
+ * @param {{ service: string, node: string, stateDir: string, ptp4l?: string, gpsd?: string,
+ *   chronyd?: string, args?: string[], command?: string, env?: NodeJS.ProcessEnv }} options
  */
 export function startAgent(options) {
   const args = [
-    'agent/run.mjs',
+    ...(options.command ? [] : ['agent/run.mjs']),
     '--service',
     options.service,
     '--node',
@@ -205,9 +210,14 @@ export function startAgent(options) {
     options.stateDir,
     ...(options.ptp4l ? ['--ptp4l', options.ptp4l] : []),
     ...(options.gpsd ? ['--gpsd', options.gpsd] : []),
+    ...(options.chronyd ? ['--chronyd', options.chronyd] : []),
     ...(options.args ?? []),
   ];
-  const agent = startChild(process.execPath, args, { ...process.env, LOG_LEVEL: 'debug' });
+  const agent = startChild(options.command ?? process.execPath, args, {
+    ...process.env,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
   return {
     ...agent,
     /** The log lines so far. */
@@ -462,6 +472,126 @@ export function startGpsfake(logPath, port) {
  */
 export function startUdpGpsd(port, udpPort) {
   return startChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
+}
+
+/**
+ * Two chronyd in two network namespaces of their own joined by a veth pair: an NTP server
+ * (`local stratum 1`) and a client polling it four times a second. Both run with `-x`, so neither
+ * ever adjusts this machine's clock; each command socket sits in a 0700 folder (chronyd disables
+ * one in a folder others can read). `stopServer`/`startServer` take the client's source away and
+ * back; `stopClient`/`startClient` the client chronyd itself.
+ * @param {string} dir
+ */
+export async function startChronydPair(dir) {
+  const tag = randomBytes(3).toString('hex');
+  const names = {
+    serverNs: `oacs${tag}`,
+    clientNs: `oacc${tag}`,
+    serverIf: `oas${tag}`,
+    clientIf: `oac${tag}`,
+  };
+  /** @param {string} role @param {string[]} lines */
+  const configure = (role, lines) => {
+    const folder = join(dir, `chronyd-${role}`);
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o700);
+    const text = [
+      ...lines,
+      `bindcmdaddress ${join(folder, 'chronyd.sock')}`,
+      'cmdport 0',
+      `pidfile ${join(folder, 'chronyd.pid')}`,
+      '',
+    ].join('\n');
+    writeFileSync(join(folder, 'chronyd.conf'), text);
+    return { config: join(folder, 'chronyd.conf'), socket: join(folder, 'chronyd.sock'), text };
+  };
+  const server = configure('server', ['local stratum 1', 'allow 10.232.0.0/24', 'port 123']);
+  const client = configure('client', ['server 10.232.0.1 iburst minpoll -2 maxpoll -2', 'port 0']);
+  const chronydArgs = ['-d', '-x', '-u', 'root', '-f'];
+  /** @param {string} ns @param {string} config */
+  const chronyd = (ns, config) => startChild('ip', ['netns', 'exec', ns, 'chronyd', ...chronydArgs, config]);
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let serverChild;
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let clientChild;
+  let clientLog = '';
+  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  const remove = async () => {
+    await clientChild?.stop();
+    await serverChild?.stop();
+    for (const ns of [names.serverNs, names.clientNs]) {
+      try {
+        ip('netns', 'del', ns);
+      } catch {}
+    }
+  };
+  const selected = () =>
+    until(
+      () =>
+        run('chronyc', ['-c', '-h', client.socket, 'sources'])
+          .then(({ stdout }) => (/^\^,\*,/m.test(stdout) ? true : undefined))
+          .catch(() => undefined),
+      () => `the client chronyd to select its server; it said:\n${clientLog}${clientChild?.output() ?? ''}`,
+      60_000,
+    );
+  try {
+    ip('netns', 'add', names.serverNs);
+    ip('netns', 'add', names.clientNs);
+    ip(
+      'link',
+      'add',
+      names.serverIf,
+      'netns',
+      names.serverNs,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      names.clientIf,
+      'netns',
+      names.clientNs,
+    );
+    ip('-n', names.serverNs, 'addr', 'add', '10.232.0.1/24', 'dev', names.serverIf);
+    ip('-n', names.clientNs, 'addr', 'add', '10.232.0.2/24', 'dev', names.clientIf);
+    for (const [ns, dev] of [
+      [names.serverNs, names.serverIf],
+      [names.clientNs, names.clientIf],
+    ]) {
+      ip('-n', ns ?? '', 'link', 'set', dev ?? '', 'up');
+      ip('-n', ns ?? '', 'link', 'set', 'lo', 'up');
+    }
+    serverChild = chronyd(names.serverNs, server.config);
+    clientChild = chronyd(names.clientNs, client.config);
+    await selected();
+    return {
+      names,
+      chronydArgs,
+      serverConfigText: server.text,
+      clientConfigText: client.text,
+      /** The client chronyd's command socket: what the agent follows. */
+      socket: client.socket,
+      /** What the client chronyd has logged, over its restarts. */
+      clientOutput: () => clientLog + (clientChild?.output() ?? ''),
+      /** @param {NodeJS.Signals} [signal] */
+      stopServer: async (signal = 'SIGTERM') => serverChild?.stop(signal),
+      startServer: async () => {
+        serverChild = chronyd(names.serverNs, server.config);
+        await selected();
+      },
+      stopClient: async () => {
+        await clientChild?.stop();
+        clientLog += clientChild?.output() ?? '';
+      },
+      startClient: async () => {
+        clientChild = chronyd(names.clientNs, client.config);
+        await selected();
+      },
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
 }
 
 export { freePort, PROJECT_DIR };
