@@ -180,6 +180,38 @@ export async function startConsumer() {
 }
 
 /**
+ * @typedef {{ id: string, source: string, type: string, time: string,
+ *   data: { values: Array<{ ResourceAddress: string, data_type: string, value_type: string, value: unknown }> } }} ReceivedEvent
+ */
+
+/**
+ * What a consumer got for an address: each event once (a repeat has the same id), in arrival
+ * order; and a wait for an exact sequence of values, whose time-out shows what came and `evidence`
+ * (what the processes said then).
+ * @param {() => Array<{ event: any }>} received @param {() => string} evidence
+ */
+export function notificationsAt(received, evidence) {
+  /** @param {string} address @returns {ReceivedEvent[]} */
+  const eventsAt = (address) => {
+    const seen = new Set();
+    return received()
+      .map((r) => r.event)
+      .filter((event) => event?.data?.values?.[0]?.ResourceAddress === address)
+      .filter((event) => !seen.has(event.id) && seen.add(event.id));
+  };
+  /** @param {string} address */
+  const valuesAt = (address) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
+  /** @param {string} address @param {string[]} expected */
+  const expectValues = (address, expected, timeoutMs = 30_000) =>
+    until(
+      () => (JSON.stringify(valuesAt(address)) === JSON.stringify(expected) ? true : undefined),
+      () => `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\n${evidence()}`,
+      timeoutMs,
+    );
+  return { eventsAt, valuesAt, expectValues };
+}
+
+/**
  * POSTs to the service, retrying while it is not up yet.
  * @param {string} url @param {unknown} body
  */
@@ -255,6 +287,50 @@ const GRANDMASTER_SETTINGS = [
 ];
 
 /**
+ * Two network namespaces of the tests' own joined by a veth pair, each end up with its address
+ * (and loopback up). Returns what removes them: deleting a namespace takes the veth end inside
+ * it, and so the pair, with it.
+ * @param {[string, string, string]} first namespace, interface, address/prefix
+ * @param {[string, string, string]} second
+ */
+function joinedNamespaces(first, second) {
+  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  const remove = () => {
+    for (const [ns] of [first, second]) {
+      try {
+        ip('netns', 'del', ns);
+      } catch {}
+    }
+  };
+  try {
+    for (const [ns] of [first, second]) ip('netns', 'add', ns);
+    ip(
+      'link',
+      'add',
+      first[1],
+      'netns',
+      first[0],
+      'type',
+      'veth',
+      'peer',
+      'name',
+      second[1],
+      'netns',
+      second[0],
+    );
+    for (const [ns, dev, address] of [first, second]) {
+      ip('-n', ns, 'addr', 'add', address, 'dev', dev);
+      ip('-n', ns, 'link', 'set', dev, 'up');
+      ip('-n', ns, 'link', 'set', 'lo', 'up');
+    }
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return remove;
+}
+
+/**
  * Two ptp4l in two network namespaces of their own: a grandmaster (clock class 6) and a follower
  * (slave only, `free_running 1`, so it never adjusts a clock). The follower is told its
  * synchronisation is certain (SYNCHRONIZATION_UNCERTAIN_NP 0), which lets its free-running servo
@@ -293,46 +369,22 @@ export async function startPtpPair(dir) {
   writeFileSync(gmConfig, gmText);
   writeFileSync(followerConfig, followerText);
 
-  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  /** @type {() => void} */
+  let removeNamespaces = () => undefined;
   const remove = async () => {
     await gm?.stop();
     await follower?.stop();
-    for (const ns of [names.gmNs, names.followerNs]) {
-      try {
-        ip('netns', 'del', ns); // takes the veth end inside it, and so the pair, with it
-      } catch {}
-    }
+    removeNamespaces();
   };
   /** @type {ReturnType<typeof startChild> | undefined} */
   let gm;
   /** @type {ReturnType<typeof startChild> | undefined} */
   let follower;
   try {
-    ip('netns', 'add', names.gmNs);
-    ip('netns', 'add', names.followerNs);
-    ip(
-      'link',
-      'add',
-      names.gmIf,
-      'netns',
-      names.gmNs,
-      'type',
-      'veth',
-      'peer',
-      'name',
-      names.followerIf,
-      'netns',
-      names.followerNs,
+    removeNamespaces = joinedNamespaces(
+      [names.gmNs, names.gmIf, '10.231.0.1/30'],
+      [names.followerNs, names.followerIf, '10.231.0.2/30'],
     );
-    ip('-n', names.gmNs, 'addr', 'add', '10.231.0.1/30', 'dev', names.gmIf);
-    ip('-n', names.followerNs, 'addr', 'add', '10.231.0.2/30', 'dev', names.followerIf);
-    for (const [ns, dev] of [
-      [names.gmNs, names.gmIf],
-      [names.followerNs, names.followerIf],
-    ]) {
-      ip('-n', ns ?? '', 'link', 'set', dev ?? '', 'up');
-      ip('-n', ns ?? '', 'link', 'set', 'lo', 'up');
-    }
     /** @param {string} ns @param {string} config @param {string} dev */
     const ptp4l = (ns, config, dev) =>
       startChild('ip', ['netns', 'exec', ns, 'ptp4l', '-4', '-m', '-f', config, '-i', dev]);
@@ -515,15 +567,12 @@ export async function startChronydPair(dir) {
   /** @type {ReturnType<typeof startChild> | undefined} */
   let clientChild;
   let clientLog = '';
-  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  /** @type {() => void} */
+  let removeNamespaces = () => undefined;
   const remove = async () => {
     await clientChild?.stop();
     await serverChild?.stop();
-    for (const ns of [names.serverNs, names.clientNs]) {
-      try {
-        ip('netns', 'del', ns);
-      } catch {}
-    }
+    removeNamespaces();
   };
   const selected = () =>
     until(
@@ -535,31 +584,10 @@ export async function startChronydPair(dir) {
       60_000,
     );
   try {
-    ip('netns', 'add', names.serverNs);
-    ip('netns', 'add', names.clientNs);
-    ip(
-      'link',
-      'add',
-      names.serverIf,
-      'netns',
-      names.serverNs,
-      'type',
-      'veth',
-      'peer',
-      'name',
-      names.clientIf,
-      'netns',
-      names.clientNs,
+    removeNamespaces = joinedNamespaces(
+      [names.serverNs, names.serverIf, '10.232.0.1/24'],
+      [names.clientNs, names.clientIf, '10.232.0.2/24'],
     );
-    ip('-n', names.serverNs, 'addr', 'add', '10.232.0.1/24', 'dev', names.serverIf);
-    ip('-n', names.clientNs, 'addr', 'add', '10.232.0.2/24', 'dev', names.clientIf);
-    for (const [ns, dev] of [
-      [names.serverNs, names.serverIf],
-      [names.clientNs, names.clientIf],
-    ]) {
-      ip('-n', ns ?? '', 'link', 'set', dev ?? '', 'up');
-      ip('-n', ns ?? '', 'link', 'set', 'lo', 'up');
-    }
     serverChild = chronyd(names.serverNs, server.config);
     clientChild = chronyd(names.clientNs, client.config);
     await selected();
@@ -572,6 +600,20 @@ export async function startChronydPair(dir) {
       socket: client.socket,
       /** What the client chronyd has logged, over its restarts. */
       clientOutput: () => clientLog + (clientChild?.output() ?? ''),
+      /**
+       * Resolves with the moment the client chronyd next logs `pattern` (its `-d` output, read as
+       * it is written): when it lost or selected its source, as chronyd itself saw it.
+       * @param {RegExp} pattern
+       * @returns {Promise<number>}
+       */
+      clientLogs: (pattern) =>
+        new Promise((resolve) => {
+          const child = clientChild;
+          const from = child?.output().length ?? 0;
+          child?.onOutput(() => {
+            if (pattern.test(child.output().slice(from))) resolve(Date.now());
+          });
+        }),
       /** @param {NodeJS.Signals} [signal] */
       stopServer: async (signal = 'SIGTERM') => serverChild?.stop(signal),
       startServer: async () => {

@@ -7,12 +7,21 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   daemonsMissing,
+  notificationsAt,
   PROJECT_DIR,
   post,
   startAgent,
@@ -56,22 +65,9 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
     return started;
   };
 
-  const eventsAt = (address: string): Event[] => {
-    const seen = new Set<string>();
-    return consumer.received
-      .map((r) => r.event as Event)
-      .filter((event) => event?.data?.values?.[0]?.ResourceAddress === address)
-      .filter((event) => !seen.has(event.id) && seen.add(event.id));
-  };
-  const valuesAt = (address: string) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
   const evidence = () =>
     `the agents said:\n${agents.map((a) => a.output().slice(-2500)).join('\n---\n')}\nchronyd said:\n${chrony.clientOutput().slice(-1500)}`;
-  const expectValues = (address: string, expected: string[], timeoutMs = 30_000) =>
-    until(
-      () => (JSON.stringify(valuesAt(address)) === JSON.stringify(expected) ? true : undefined),
-      () => `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\n${evidence()}`,
-      timeoutMs,
-    );
+  const { eventsAt, valuesAt, expectValues } = notificationsAt(() => consumer.received, evidence);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ocloud-chronyd-'));
@@ -201,20 +197,89 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
     expect(valuesAt(`${combinedNode}${LOCK}`)).toEqual(['LOCKED']);
   });
 
-  it('a socket where nothing listens is followed as FREERUN, named in the log, until chronyd is there', async () => {
+  it('follows phc2sys: its offset lines, the PTP clock it follows (Table 37), its silence', async () => {
+    const node = `/${cluster}/site-1/phc2sys`;
+    const log = join(dir, 'phc2sys.log');
+    writeFileSync(log, '');
+    // phc2sys -m's line for each clock update (linuxptp phc2sys.c), here four a second.
+    let line = { offset: -12, servo: 2 };
+    let writing = true;
+    let second = 100;
+    const writer = setInterval(() => {
+      if (!writing) return;
+      const { offset, servo } = line;
+      appendFileSync(
+        log,
+        `phc2sys[${second++}.000]: CLOCK_REALTIME phc offset ${String(offset).padStart(9)} s${servo} freq   -3061 delay    511\n`,
+      );
+    }, 250);
+    const expected: string[] = [];
+    const next = async (state: string) => {
+      expected.push(state);
+      await expectValues(`${node}${OS}`, expected);
+    };
+    try {
+      agent({
+        service: service.base,
+        node,
+        ptp4l: ptp.gmUds,
+        stateDir: join(dir, 'agent-phc2sys'),
+        args: ['--phc2sys', log, '--os-clock-holdover-s', String(HOLDOVER_S)],
+      });
+      await next('LOCKED');
+      line = { offset: 250, servo: 2 }; // beyond the default ±100 ns
+      await next('FREERUN');
+      line = { offset: 8, servo: 0 }; // the servo unlocked
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(valuesAt(`${node}${OS}`)).toEqual(expected);
+      line = { offset: 8, servo: 2 };
+      await next('LOCKED');
+      // The grandmaster in holdover: the OS clock following it is no better, however close.
+      await ptp.setClockClass(7);
+      await next('HOLDOVER');
+      await ptp.setClockClass(6);
+      await next('LOCKED');
+      writing = false; // phc2sys stopped
+      await next('HOLDOVER');
+      await next('FREERUN');
+      await expectValues(`${node}${SYNC}`, expected);
+      expect(valuesAt(`${node}${LOCK}`)).toEqual(['LOCKED', 'HOLDOVER', 'LOCKED']);
+    } finally {
+      clearInterval(writer);
+    }
+  });
+
+  it('a socket where nothing listens is followed as FREERUN, named in the log; the outbox is kept', async () => {
     const node = `/${cluster}/site-1/nothing`;
     const socket = join(dir, 'no-chronyd', 'chronyd.sock');
-    const waiting = agent({
-      service: service.base,
-      node,
-      chronyd: socket,
-      stateDir: join(dir, 'agent-nothing'),
-    });
-    await expectValues(`${node}${OS}`, ['FREERUN']);
-    await expectValues(`${node}${SYNC}`, ['FREERUN']);
-    expect(waiting.output()).toContain(`chronyd at ${socket} does not answer (chronyc: `);
-    expect(waiting.child.exitCode).toBeNull();
-  });
+    const stateDir = join(dir, 'agent-nothing');
+    // Events queued while the service is away are still there for the next run.
+    await service.stop();
+    let kept: { event: Event }[] = [];
+    try {
+      const first = agent({ service: service.base, node, chronyd: socket, stateDir });
+      await until(
+        () => (/keeping \d+ event\(s\) on disk/.test(first.output()) ? true : undefined),
+        () => `the agent to keep its events: ${first.output()}`,
+      );
+      expect(first.output()).toContain(`chronyd at ${socket} does not answer (chronyc: `);
+      expect(first.child.exitCode).toBeNull();
+      await first.stop();
+      const outbox = readdirSync(stateDir).find((name) => name.endsWith('.json')) ?? '';
+      kept = JSON.parse(readFileSync(join(stateDir, outbox), 'utf8'));
+    } finally {
+      await service.start();
+    }
+    expect(kept.map(({ event }) => event.data.values[0]?.value)).toEqual(['FREERUN', 'FREERUN']);
+    // The next run sends them first: the service takes each (202), as the agent logs it.
+    const second = agent({ service: service.base, node, chronyd: socket, stateDir });
+    await until(
+      () => (kept.every(({ event }) => second.output().includes(`accepted ${event.id} `)) ? true : undefined),
+      () => `the kept events to be taken;\n${second.output()}`,
+      90_000,
+    );
+    expect(second.output()).toContain('2 event(s) left unsent by the last run: sending them first');
+  }, 300_000);
 
   it('refuses --chronyd without chronyc, with exit 2 and what to install', async () => {
     const refused = agent({
