@@ -94,8 +94,13 @@ export class NodeAgent {
     clearTimeout(this.holdoverTimer);
   }
 
+  /** The os-clock-sync-state published: with phc2sys, no better than the PTP lock-state. */
+  private get publishedOs(): LockState | undefined {
+    return this.osClock?.followsPtp && this.os ? worstOf(this.os, this.ptp) : this.os;
+  }
+
   private publishOsClock(report: OsClockReport, at: number): void {
-    const state = this.osClock?.followsPtp ? worstOf(this.os, this.ptp) : this.os;
+    const state = this.publishedOs;
     if (!state) return;
     const offsetNs = report.observation.kind === 'lost' ? undefined : report.observation.offsetNs;
     const why =
@@ -110,7 +115,7 @@ export class NodeAgent {
   }
 
   private updateSyncState(at: number): void {
-    const os = this.osClock?.followsPtp ? worstOf(this.os, this.ptp) : this.os;
+    const os = this.publishedOs;
     const state = syncState({ ptp: this.ptp, os, gnss: this.gnss });
     if (state)
       this.update(
