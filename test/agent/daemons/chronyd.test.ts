@@ -78,7 +78,16 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
     mkdirSync(installed);
     execFileSync(
       'npm',
-      ['install', '--prefix', installed, '--no-fund', '--no-audit', '--loglevel=error', tgz],
+      [
+        'install',
+        '--prefix',
+        installed,
+        '--prefer-offline',
+        '--no-fund',
+        '--no-audit',
+        '--loglevel=error',
+        tgz,
+      ],
       {
         encoding: 'utf8',
       },
