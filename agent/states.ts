@@ -1,6 +1,6 @@
 /**
- * From what ptp4l and gpsd report to the O-RAN states the agent publishes (the table in
- * docs/agent.md). Pure functions: the watchers observe, these decide.
+ * From what ptp4l, gpsd, chronyd and phc2sys report to the O-RAN states the agent publishes (the
+ * tables in docs/agent.md). Pure functions: the watchers observe, these decide.
  */
 import type { PortState } from './pmc';
 
