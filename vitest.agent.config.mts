@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:agent`: the node agent against the real ptp4l and gpsd (root, linuxptp, gpsd;
+ * `npm run test:agent`: the node agent against the real ptp4l, gpsd and chronyd (root, linuxptp,
+ * gpsd, chrony;
  * skipped with the reason where they are missing). It starts its own `npm start`, so it needs
  * none of the main suite's set-up.
  */

@@ -12,6 +12,7 @@ export const RESOURCES = {
   lockState: '/sync/ptp-status/lock-state',
   clockClass: '/sync/ptp-status/clock-class',
   gnss: '/sync/gnss-status/gnss-sync-status',
+  osClock: '/sync/sync-status/os-clock-sync-state',
   syncState: '/sync/sync-status/sync-state',
 } as const;
 export type Resource = keyof typeof RESOURCES;
@@ -20,7 +21,7 @@ export type Resource = keyof typeof RESOURCES;
 export interface ResourceState {
   /** What a change is judged on: an enumeration value, or a clock class. */
   readonly value: string;
-  /** The lock-state's master offset in nanoseconds (decimal64.3). */
+  /** The offset in nanoseconds (decimal64.3): lock-state's master offset, os-clock's system clock offset. */
   readonly offsetNs?: number;
 }
 

@@ -1,28 +1,38 @@
 /**
- * The node agent: `npm run agent -- --service <url> --node </cluster/site/node> [--ptp4l <uds>]
- * [--gpsd <host:port>]`, or the same settings as environment variables (README, "Running the node
- * agent"; docs/agent.md). It listens on nothing: it only connects to ptp4l's socket, gpsd and the
- * service.
+ * The node agent: `ocloud-node-agent --service <url> --node </cluster/site/node> [--ptp4l <uds>]
+ * [--gpsd <host:port>] [--chronyd <socket> | --phc2sys <source>]` (`npm run agent -- …` in the
+ * repository), or the same settings as environment variables (docs/agent.md). It listens on
+ * nothing: it only connects to ptp4l's socket, gpsd, chronyd (through chronyc) and the service.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { normaliseResourceAddress } from '../lib/domain/resource-address';
+import { ChronydWatcher } from './chronyd';
 import { RESOURCES, type Resource, resourceAddress } from './events';
 import { GpsdWatcher } from './gpsd';
 import { NodeAgent } from './node-agent';
 import { Outbox } from './outbox';
+import { Phc2sysWatcher } from './phc2sys';
 import { Ptp4lWatcher } from './ptp4l';
-import { type Auth, Sender, ServiceClient } from './service';
+import { type Auth, Sender, ServiceClient, serviceOrigin } from './service';
 
-const USAGE = `usage: npm run agent -- --service <url> --node </cluster/site/node> [--ptp4l <uds path>] [--gpsd <host:port>]
-  --service  SERVICE_URL   the service's base URL, e.g. http://127.0.0.1:3000
+const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/node> [--ptp4l <uds path>] [--gpsd <host:port>]
+         [--chronyd <socket> | --phc2sys <-|file|journal:unit>]   (npm run agent -- … in the repository)
+  --service  SERVICE_URL   the service's origin, e.g. http://127.0.0.1:3000, or its API base
+                           (…/api/ocloudNotifications/v2, as npm start prints it)
   --node     NODE_ADDRESS  the node's resource address, e.g. /cluster-1/site-1/node-1
   --ptp4l    PTP4L_UDS     ptp4l's uds_address, e.g. /var/run/ptp4l
   --gpsd     GPSD          gpsd's host:port, e.g. 127.0.0.1:2947
+  --chronyd  CHRONYD_SOCKET  chronyd's command socket, e.g. /run/chrony/chronyd.sock (read with chronyc)
+  --phc2sys  PHC2SYS       where phc2sys's offset lines come from: - (standard input), a file, or journal:<unit>
+  --os-clock-max-offset-ns  OS_CLOCK_MAX_OFFSET_NS  the OS clock is LOCKED within +/- this offset
+                           (default 100 with --phc2sys, 1000000 with --chronyd)
+  --os-clock-holdover-s  OS_CLOCK_HOLDOVER_S  HOLDOVER this long after its source is lost, then FREERUN (default 5)
   --domain   PTP4L_DOMAIN  ptp4l's domainNumber (default 0)
   --max-offset-ns  MAX_OFFSET_NS  a follower is LOCKED within +/- this master offset (default 100)
-  --poll-ms  POLL_MS       how often ptp4l's data sets are read (default 200)
+  --poll-ms  POLL_MS       how often ptp4l's data sets and chronyd are read (default 200)
   --auth     AGENT_AUTH    none (default), iam (SigV4, standard AWS credential chain) or jwt
   --token-file  AGENT_TOKEN_FILE  the bearer token's file, with --auth jwt
   --state-dir   STATE_DIRECTORY   where unsent events are kept (default .data/agent)
@@ -34,6 +44,7 @@ interface Settings {
   readonly node: string;
   readonly ptp4l?: string;
   readonly gpsd?: { host: string; port: number };
+  readonly osClock?: { kind: 'chronyd' | 'phc2sys'; source: string; maxOffsetNs: number; holdoverMs: number };
   readonly domain: number;
   readonly maxOffsetNs: number;
   readonly pollMs: number;
@@ -52,6 +63,10 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       node: { type: 'string' },
       ptp4l: { type: 'string' },
       gpsd: { type: 'string' },
+      chronyd: { type: 'string' },
+      phc2sys: { type: 'string' },
+      'os-clock-max-offset-ns': { type: 'string' },
+      'os-clock-holdover-s': { type: 'string' },
       domain: { type: 'string' },
       'max-offset-ns': { type: 'string' },
       'poll-ms': { type: 'string' },
@@ -86,8 +101,41 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       throw new SettingsError(`--gpsd (GPSD) "${gpsdText}" must be host:port, e.g. 127.0.0.1:2947`);
     gpsd = { host: match[1].replace(/^\[|\]$/g, ''), port: Number(match[2]) };
   }
-  if (!ptp4l && !gpsd)
-    throw new SettingsError('nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD) or both');
+  const chronyd = values.chronyd ?? env.CHRONYD_SOCKET;
+  const phc2sys = values.phc2sys ?? env.PHC2SYS;
+  if (chronyd && phc2sys)
+    throw new SettingsError(
+      'give --chronyd (CHRONYD_SOCKET) or --phc2sys (PHC2SYS), not both: one of them disciplines the OS clock',
+    );
+  if (phc2sys && !ptp4l)
+    throw new SettingsError(
+      '--phc2sys (PHC2SYS) needs --ptp4l (PTP4L_UDS): the OS clock follows its PTP clock',
+    );
+  if (chronyd) requireChronyc();
+  let osClock: Settings['osClock'];
+  if (chronyd || phc2sys) {
+    const maxOffsetNs = integer(
+      values['os-clock-max-offset-ns'] ?? env.OS_CLOCK_MAX_OFFSET_NS,
+      chronyd ? 1_000_000 : 100,
+      '--os-clock-max-offset-ns (OS_CLOCK_MAX_OFFSET_NS)',
+      0,
+    );
+    const holdoverS = integer(
+      values['os-clock-holdover-s'] ?? env.OS_CLOCK_HOLDOVER_S,
+      5,
+      '--os-clock-holdover-s (OS_CLOCK_HOLDOVER_S)',
+      0,
+      86_400,
+    );
+    osClock = chronyd
+      ? // chronyc takes a path for a socket only when it starts with a slash.
+        { kind: 'chronyd', source: resolve(chronyd), maxOffsetNs, holdoverMs: holdoverS * 1000 }
+      : { kind: 'phc2sys', source: phc2sys ?? '-', maxOffsetNs, holdoverMs: holdoverS * 1000 };
+  }
+  if (!ptp4l && !gpsd && !osClock)
+    throw new SettingsError(
+      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET) or a combination',
+    );
   const authKind = values.auth ?? env.AGENT_AUTH ?? 'none';
   let auth: Auth;
   if (authKind === 'none') auth = { kind: 'none' };
@@ -105,6 +153,7 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     node,
     ptp4l,
     gpsd,
+    osClock,
     domain: integer(values.domain ?? env.PTP4L_DOMAIN, 0, '--domain (PTP4L_DOMAIN)', 0, 255),
     maxOffsetNs: integer(
       values['max-offset-ns'] ?? env.MAX_OFFSET_NS,
@@ -117,6 +166,15 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     stateDir: values['state-dir'] ?? env.STATE_DIRECTORY ?? '.data/agent',
     outboxMax: integer(values['outbox-max'] ?? env.OUTBOX_MAX, 1000, '--outbox-max (OUTBOX_MAX)', 1),
   };
+}
+
+/** chronyd is read through chronyc: without it the agent would report a FREERUN that is not. */
+function requireChronyc(): void {
+  try {
+    execFileSync('chronyc', ['-v'], { stdio: 'ignore' });
+  } catch {
+    throw new SettingsError('--chronyd needs chronyc on PATH (Debian: apt-get install chrony)');
+  }
 }
 
 function integer(
@@ -145,7 +203,11 @@ function main(): void {
   }
   const log = (line: string) => console.log(line);
   // One outbox per node and service, so two agents on one machine never share a file.
-  const key = createHash('sha256').update(`${config.service}\n${config.node}`).digest('hex').slice(0, 16);
+  // Keyed on the origin, so that both forms of --service find the same outbox.
+  const key = createHash('sha256')
+    .update(`${serviceOrigin(config.service)}\n${config.node}`)
+    .digest('hex')
+    .slice(0, 16);
   const outbox = new Outbox(join(config.stateDir, `outbox-${key}.json`), config.outboxMax, (dropped) =>
     log(`outbox full (${config.outboxMax}): dropped ${dropped.event.type} of ${dropped.event.time}`),
   );
@@ -167,7 +229,15 @@ function main(): void {
     },
     debug,
   );
-  const agent = new NodeAgent(config.node, config.maxOffsetNs, outbox, () => sender.kick(), log);
+  const osClock = config.osClock;
+  const agent = new NodeAgent(
+    config.node,
+    config.maxOffsetNs,
+    outbox,
+    () => sender.kick(),
+    log,
+    osClock && { ...osClock, followsPtp: osClock.kind === 'phc2sys' },
+  );
   if (outbox.size > 0) log(`${outbox.size} event(s) left unsent by the last run: sending them first`);
 
   const stops: (() => void)[] = [];
@@ -190,10 +260,22 @@ function main(): void {
     gpsd.start();
     stops.push(() => gpsd.stop());
   }
+  if (osClock) {
+    const watcher =
+      osClock.kind === 'chronyd'
+        ? new ChronydWatcher(osClock.source, config.pollMs, (report) => agent.onOsClock(report))
+        : new Phc2sysWatcher(osClock.source, (report) => agent.onOsClock(report));
+    watcher.start();
+    stops.push(
+      () => watcher.stop(),
+      () => agent.stop(),
+    );
+  }
   // Publishers are registered at start (201 or 409 alike), and again whenever the service lost one.
   const published: Resource[] = [
     ...(config.ptp4l ? (['lockState', 'clockClass'] as const) : []),
     ...(config.gpsd ? (['gnss'] as const) : []),
+    ...(osClock ? (['osClock'] as const) : []),
     'syncState',
   ];
   void Promise.all(
@@ -202,7 +284,7 @@ function main(): void {
     ),
   ).then(() => sender.kick());
   log(
-    `node agent for ${config.node}: ${[config.ptp4l && `ptp4l at ${config.ptp4l}`, config.gpsd && `gpsd at ${config.gpsd.host}:${config.gpsd.port}`].filter(Boolean).join(', ')}; publishing to ${client.url} (auth ${config.auth.kind})`,
+    `node agent for ${config.node}: ${[config.ptp4l && `ptp4l at ${config.ptp4l}`, config.gpsd && `gpsd at ${config.gpsd.host}:${config.gpsd.port}`, osClock && `${osClock.kind} at ${osClock.source}`].filter(Boolean).join(', ')}; publishing to ${client.url} (auth ${config.auth.kind})`,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {

@@ -1,8 +1,9 @@
 /**
- * One node's state: what the watchers report becomes the four resources' states; a change (and
+ * One node's state: what the watchers report becomes the five resources' states; a change (and
  * each state at start) becomes an event in the outbox, in the order lock-state, clock-class,
- * gnss-sync-status, sync-state, and one log line.
+ * gnss-sync-status, os-clock-sync-state, sync-state, and one log line.
  */
+import type { OsClockReport } from './chronyd';
 import { buildEvent, type Resource, type ResourceState, resourceAddress } from './events';
 import type { GnssReport } from './gpsd';
 import type { Outbox } from './outbox';
@@ -12,16 +13,32 @@ import {
   gnssState,
   LOST_CLOCK_CLASS,
   type LockState,
+  type OsClockLimits,
+  osClockState,
   ptpClockClass,
   ptpLockState,
   ptpRole,
   syncState,
+  worstOf,
 } from './states';
+
+export interface OsClockSettings extends OsClockLimits {
+  /**
+   * phc2sys disciplines the OS clock from the PTP clock, so the OS clock is never better than the
+   * PTP lock-state it follows (O-RAN v04.00 Table 37); chronyd's NTP sources are its own.
+   */
+  readonly followsPtp: boolean;
+}
 
 export class NodeAgent {
   private readonly current = new Map<Resource, ResourceState>();
   private ptp: LockState | undefined;
   private gnss: GnssState | undefined;
+  /** The OS clock's own state, its last report, and when its holdover began. */
+  private os: LockState | undefined;
+  private osReport: OsClockReport | undefined;
+  private holdoverSince: number | undefined;
+  private holdoverTimer: NodeJS.Timeout | undefined;
   private lastMicros = 0;
 
   constructor(
@@ -30,6 +47,7 @@ export class NodeAgent {
     private readonly outbox: Outbox,
     private readonly onQueued: () => void,
     private readonly log: (line: string) => void,
+    private readonly osClock?: OsClockSettings,
   ) {}
 
   onPtp(report: PtpReport): void {
@@ -48,7 +66,46 @@ export class NodeAgent {
       this.update('lockState', { value: this.ptp, offsetNs: observation.masterOffsetNs }, report.at, why);
       this.update('clockClass', { value: String(ptpClockClass(observation)) }, report.at, why);
     }
+    if (this.osClock?.followsPtp && this.osReport) this.publishOsClock(this.osReport, report.at);
     this.updateSyncState(report.at);
+  }
+
+  onOsClock(report: OsClockReport): void {
+    if (!this.osClock) return;
+    const judged = osClockState(report.observation, this.os, this.holdoverSince, report.at, this.osClock);
+    this.os = judged.state;
+    this.osReport = report;
+    this.holdoverSince = judged.holdoverSince;
+    clearTimeout(this.holdoverTimer);
+    if (judged.state === 'HOLDOVER' && judged.holdoverSince !== undefined) {
+      // The holdover ends on time even if no report comes (a silent phc2sys).
+      const endsAt = judged.holdoverSince + this.osClock.holdoverMs;
+      this.holdoverTimer = setTimeout(
+        () => this.onOsClock({ ...report, at: Math.max(endsAt, Date.now()) }),
+        Math.max(0, endsAt - Date.now()),
+      );
+    }
+    this.publishOsClock(report, report.at);
+    this.updateSyncState(report.at);
+  }
+
+  /** Stops the holdover timer, so that a stopped agent's process can end. */
+  stop(): void {
+    clearTimeout(this.holdoverTimer);
+  }
+
+  /** The os-clock-sync-state published: with phc2sys, no better than the PTP lock-state. */
+  private get publishedOs(): LockState | undefined {
+    return this.osClock?.followsPtp && this.os ? worstOf(this.os, this.ptp) : this.os;
+  }
+
+  private publishOsClock(report: OsClockReport, at: number): void {
+    const state = this.publishedOs;
+    if (!state) return;
+    const offsetNs = report.observation.kind === 'lost' ? undefined : report.observation.offsetNs;
+    const why =
+      state === this.os ? report.reason : `${report.reason}; the PTP clock it follows is ${this.ptp}`;
+    this.update('osClock', offsetNs === undefined ? { value: state } : { value: state, offsetNs }, at, why);
   }
 
   onGnss(report: GnssReport): void {
@@ -58,9 +115,15 @@ export class NodeAgent {
   }
 
   private updateSyncState(at: number): void {
-    const state = syncState({ ptp: this.ptp, gnss: this.gnss });
+    const os = this.publishedOs;
+    const state = syncState({ ptp: this.ptp, os, gnss: this.gnss });
     if (state)
-      this.update('syncState', { value: state }, at, `ptp ${this.ptp ?? '-'}, gnss ${this.gnss ?? '-'}`);
+      this.update(
+        'syncState',
+        { value: state },
+        at,
+        `ptp ${this.ptp ?? '-'}, os-clock ${os ?? '-'}, gnss ${this.gnss ?? '-'}`,
+      );
   }
 
   private update(resource: Resource, state: ResourceState, observedAt: number, why: string): void {

@@ -5,9 +5,9 @@
  * (`none`, the local stage).
  */
 import { readFileSync } from 'node:fs';
-import { requestSigner } from '../scripts/sign-request.mjs';
 import type { Outbox, QueuedEvent } from './outbox';
 import { Pause } from './pause';
+import { requestSigner } from './sign-request.mjs';
 
 export type Auth =
   | { readonly kind: 'none' }
@@ -23,6 +23,16 @@ export interface Answer {
 const API_PATH = '/api/ocloudNotifications/v2';
 const REQUEST_TIMEOUT_MS = 5000;
 
+/**
+ * `--service` as a user gives it: the origin (`http://127.0.0.1:3000`, a stage's
+ * `https://…execute-api…amazonaws.com`) or the API base `npm start` prints
+ * (`…/api/ocloudNotifications/v2`); without the API's own path it is appended.
+ */
+export function serviceOrigin(serviceUrl: string): string {
+  const trimmed = serviceUrl.replace(/\/+$/, '');
+  return trimmed.endsWith(API_PATH) ? trimmed.slice(0, -API_PATH.length) : trimmed;
+}
+
 export class ServiceClient {
   private readonly base: URL;
   private readonly signer: ReturnType<typeof requestSigner> | undefined;
@@ -31,7 +41,7 @@ export class ServiceClient {
     serviceUrl: string,
     private readonly auth: Auth,
   ) {
-    this.base = new URL(`${serviceUrl.replace(/\/+$/, '')}${API_PATH}`);
+    this.base = new URL(`${serviceOrigin(serviceUrl)}${API_PATH}`);
     this.signer = auth.kind === 'iam' ? requestSigner({ region: auth.region }) : undefined;
   }
 
@@ -107,6 +117,8 @@ export class Sender {
   private stopped = false;
   /** Why the service cannot take events now (logged when it changes), or undefined. */
   private outage: string | undefined;
+  /** The last refusal of a registration, logged once rather than on every retry. */
+  private refusal: string | undefined;
 
   constructor(
     private readonly client: ServiceClient,
@@ -194,7 +206,15 @@ export class Sender {
         : undefined;
       id = member(found, 'SubscriptionId');
     } else if (!retryable(created.status)) {
-      this.log(`the service refused publisher ${address} (HTTP ${created.status}): ${detail(created.body)}`);
+      // A 404 here is a URL with no API behind it (a proxy's or another server's path), not a
+      // publisher: it is said once, with what to check.
+      const hint =
+        created.status === 404
+          ? `; is ${this.client.url} the service? --service takes its origin or the API base npm start prints`
+          : '';
+      const line = `the service refused publisher ${address} (HTTP ${created.status}): ${detail(created.body)}${hint}`;
+      if (line !== this.refusal) this.log(line);
+      this.refusal = line;
     }
     if (id) this.publisherIds.set(address, id);
     else if (retryable(created.status)) this.unavailable(created);

@@ -1,6 +1,6 @@
 /**
- * From what ptp4l and gpsd report to the O-RAN states the agent publishes (the table in
- * docs/agent.md). Pure functions: the watchers observe, these decide.
+ * From what ptp4l, gpsd, chronyd and phc2sys report to the O-RAN states the agent publishes (the
+ * tables in docs/agent.md). Pure functions: the watchers observe, these decide.
  */
 import type { PortState } from './pmc';
 
@@ -84,14 +84,79 @@ export function gnssState(observation: GnssObservation): GnssState {
 }
 
 /**
- * The node's sync-state (O-RAN v04.00: its overall synchronisation health): the worst of the
- * clocks the agent follows. With ptp4l followed that is its lock-state (GNSS reaches a T-GM's
- * PTP clock through the clock class ts2phc or an operator sets, as in Red Hat's reference, whose
- * os-clock state also follows the PTP lock-state); with gpsd alone, GNSS SYNCHRONIZED is LOCKED
- * and anything else FREERUN (gpsd reports no holdover).
+ * What the OS clock's discipline says at one observation: chronyd (`chronyc -c sources` and
+ * `tracking`) or phc2sys (its CLOCK_REALTIME offset lines). The offset is the system clock's, in
+ * nanoseconds, positive when it is ahead of its source.
  */
-export function syncState(parts: { ptp?: LockState; gnss?: GnssState }): LockState | undefined {
-  if (parts.ptp) return parts.ptp;
-  if (parts.gnss) return parts.gnss === 'SYNCHRONIZED' ? 'LOCKED' : 'FREERUN';
-  return undefined;
+export type OsClockObservation =
+  /** chronyd has a selected source (`*`); phc2sys's servo is locked (s2, s3). */
+  | { readonly kind: 'synchronised'; readonly offsetNs: number }
+  /** phc2sys's servo is not locked (s0 unlocked, s1 stepping the clock). */
+  | { readonly kind: 'unlocked'; readonly offsetNs: number }
+  /** chronyd answers but has no selected source; phc2sys has gone quiet. */
+  | { readonly kind: 'no-source'; readonly offsetNs?: number }
+  /** chronyd does not answer. */
+  | { readonly kind: 'lost' };
+
+export interface OsClockLimits {
+  readonly maxOffsetNs: number;
+  readonly holdoverMs: number;
+}
+
+/**
+ * The os-clock-sync-state of one observation (the table in docs/agent.md): LOCKED while the
+ * discipline has its source and |offset| ≤ the threshold; HOLDOVER from the moment a LOCKED clock
+ * loses its source, for the holdover time; FREERUN after that, and at once when the daemon does
+ * not answer, its servo is not locked, or the offset is beyond the threshold (Red Hat's
+ * linuxptp-daemon: an offset out of its thresholds is FREERUN). `holdoverSince` is when the
+ * holdover began; it is carried from one observation to the next.
+ */
+export function osClockState(
+  observation: OsClockObservation,
+  previous: LockState | undefined,
+  holdoverSince: number | undefined,
+  now: number,
+  limits: OsClockLimits,
+): { state: LockState; holdoverSince?: number } {
+  if (observation.kind === 'synchronised' && Math.abs(observation.offsetNs) <= limits.maxOffsetNs)
+    return { state: 'LOCKED' };
+  if (observation.kind !== 'no-source') return { state: 'FREERUN' };
+  const since = holdoverSince ?? (previous === 'LOCKED' ? now : undefined);
+  if (since === undefined) return { state: 'FREERUN' };
+  return { state: now - since < limits.holdoverMs ? 'HOLDOVER' : 'FREERUN', holdoverSince: since };
+}
+
+const SEVERITY: Readonly<Record<LockState, number>> = { LOCKED: 0, HOLDOVER: 1, FREERUN: 2 };
+
+/** The worst of the states given (FREERUN worst), as Red Hat's `OverallState` folds them. */
+export function worstOf(...states: (LockState | undefined)[]): LockState | undefined {
+  let worst: LockState | undefined;
+  for (const state of states) {
+    if (state && (!worst || SEVERITY[state] > SEVERITY[worst])) worst = state;
+  }
+  return worst;
+}
+
+/**
+ * The node's sync-state (O-RAN v04.00: its overall synchronisation health, as Red Hat's
+ * `GetNodeSyncState` takes it): the worst of the clocks the agent follows, the PTP lock-state, the
+ * os-clock-sync-state and GNSS. GNSS SYNCHRONIZED counts as LOCKED. A GNSS without a fix counts
+ * as HOLDOVER beside ptp4l: on a T-GM the PTP clock holds the time over, and its clock class
+ * (7, then 248 once out of holdover, set by ts2phc or the operator) says how long, so the PTP
+ * lock-state takes the node to FREERUN; with gpsd alone, which reports no holdover, it is FREERUN.
+ */
+export function syncState(parts: {
+  ptp?: LockState;
+  os?: LockState;
+  gnss?: GnssState;
+}): LockState | undefined {
+  const gnss =
+    parts.gnss === undefined
+      ? undefined
+      : parts.gnss === 'SYNCHRONIZED'
+        ? 'LOCKED'
+        : parts.ptp
+          ? 'HOLDOVER'
+          : 'FREERUN';
+  return worstOf(parts.ptp, parts.os, gnss);
 }

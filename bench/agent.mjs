@@ -1,10 +1,12 @@
 // @ts-check
 /**
- * Node agent benchmark (not a test; root, linuxptp and gpsd, like `npm run test:agent`): from a
- * change in a real daemon to the consumer's 2xx, through the agent and `npm start`. The changes:
- * `pmc SET GRANDMASTER_SETTINGS_NP` returning (clock class 6 → 7 → 248 → 6), the grandmaster's
- * ptp4l killed, and gpsd's loss (and regain) of fix written, as NMEA over UDP so that the moment
- * of the sentence is known (gpsfake's pace is not). Beside it, in the same run, the same event
+ * Node agent benchmark (not a test; root, linuxptp, gpsd and chrony, like `npm run test:agent`):
+ * from a change in a real daemon to the consumer's 2xx, through the agent and `npm start`. The
+ * changes: `pmc SET GRANDMASTER_SETTINGS_NP` returning (clock class 6 → 7 → 248 → 6), the
+ * grandmaster's ptp4l killed, gpsd's loss (and regain) of fix written, as NMEA over UDP so that the
+ * moment of the sentence is known (gpsfake's pace is not), and a client chronyd losing (and
+ * regaining) its NTP server, from the moment it logs so to os-clock-sync-state HOLDOVER (LOCKED):
+ * the holdover time that follows, before FREERUN, is not counted. Beside it, in the same run, the same event
  * POSTed straight to the service by a plain loop. Budgets: p99 ≤ 1 s end to end (the vDU's
  * deadline) and the agent's own share, the daemon's answer seen → the service's 202, p99 ≤ 100 ms.
  *
@@ -22,6 +24,7 @@ import {
   nmeaTime,
   post,
   startAgent,
+  startChronydPair,
   startConsumer,
   startPtpPair,
   startService,
@@ -35,7 +38,7 @@ const PART = 'agent';
 const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 const ms = (/** @type {number} */ value) => `${value.toFixed(0)} ms`;
 
-const missing = daemonsMissing();
+const missing = daemonsMissing(['ip', 'ptp4l', 'pmc', 'gpsd', 'chronyd', 'chronyc']);
 if (missing) {
   print(`bench:agent cannot run here: ${missing}.`);
   process.exit(2);
@@ -46,16 +49,18 @@ const dir = mkdtempSync(join(tmpdir(), 'ocloud-bench-agent-'));
 const cluster = `bench-${randomUUID().slice(0, 8)}`;
 const gmNode = `/${cluster}/site-1/gm`;
 const gnssNode = `/${cluster}/site-1/gnss`;
+const ntpNode = `/${cluster}/site-1/ntp`;
 /** @type {Array<{ stop: () => Promise<unknown> }>} */
 const cleanup = [];
 
 try {
-  const [service, consumer, pair] = await Promise.all([
+  const [service, consumer, pair, chrony] = await Promise.all([
     startService(dir),
     startConsumer(),
     startPtpPair(dir),
+    startChronydPair(dir),
   ]);
-  cleanup.push(service, { stop: consumer.close }, { stop: pair.remove });
+  cleanup.push(service, { stop: consumer.close }, { stop: pair.remove }, { stop: chrony.remove });
   const gpsdPort = await freePort();
   const udpPort = await freePort();
   cleanup.push(startUdpGpsd(gpsdPort, udpPort));
@@ -69,19 +74,20 @@ try {
   });
   if (subscribed.status !== 201) throw new Error(`subscribe: HTTP ${subscribed.status}`);
   // Subscribed before the agents start, so that their states at start reach the consumer too.
-  const gmAgent = startAgent({
-    service: service.base,
-    node: gmNode,
-    ptp4l: pair.gmUds,
-    stateDir: join(dir, 'gm'),
-  });
-  const gnssAgent = startAgent({
-    service: service.base,
-    node: gnssNode,
-    gpsd: `127.0.0.1:${gpsdPort}`,
-    stateDir: join(dir, 'gnss'),
-  });
-  cleanup.push(gmAgent, gnssAgent);
+  const agentFor = (
+    /** @type {string} */ node,
+    /** @type {Omit<Parameters<typeof startAgent>[0], 'service' | 'node' | 'stateDir'>} */ follows,
+  ) =>
+    startAgent({
+      service: service.base,
+      node,
+      stateDir: join(dir, node.split('/').at(-1) ?? ''),
+      ...follows,
+    });
+  const gmAgent = agentFor(gmNode, { ptp4l: pair.gmUds });
+  const gnssAgent = agentFor(gnssNode, { gpsd: `127.0.0.1:${gpsdPort}` });
+  const ntpAgent = agentFor(ntpNode, { chronyd: chrony.socket, args: ['--os-clock-holdover-s', '1'] });
+  cleanup.push(gmAgent, gnssAgent, ntpAgent);
 
   /** The first notification for `address` with `value` that arrived after `since`. */
   const arrival = (/** @type {string} */ address, /** @type {string} */ value, /** @type {number} */ since) =>
@@ -105,6 +111,8 @@ try {
     }, `the agent's accepted line for ${id}`);
 
   await arrival(`${gmNode}/sync/ptp-status/lock-state`, 'LOCKED', 0);
+  const ntpOs = `${ntpNode}/sync/sync-status/os-clock-sync-state`;
+  await arrival(ntpOs, 'LOCKED', 0);
   nmea.mode = 3;
   await arrival(`${gnssNode}/sync/gnss-status/gnss-sync-status`, 'SYNCHRONIZED', 0);
 
@@ -138,12 +146,11 @@ try {
   const samples = [];
   /**
    * @param {string} kind
-   * @param {() => Promise<void>} change resolves when the daemon has changed
+   * @param {() => Promise<number | void>} change resolves when the daemon has changed (or with when)
    * @param {ReturnType<typeof startAgent>} agent @param {string} address @param {string} value
    */
   const measure = async (kind, change, agent, address, value) => {
-    await change();
-    const changedAt = Date.now();
+    const changedAt = (await change()) ?? Date.now();
     const got = await arrival(address, value, changedAt);
     samples.push({ kind, endToEnd: got.at - changedAt, agent: await agentShare(agent, got.event.id) });
   };
@@ -169,29 +176,49 @@ try {
     await arrival(gmLock, 'LOCKED', restartedAt);
     await measure('GNSS fix lost', async () => nmea.switchTo(1), gnssAgent, gnss, 'FAILURE-NOFIX');
     await measure('GNSS fix back', async () => nmea.switchTo(3), gnssAgent, gnss, 'SYNCHRONIZED');
+    const chronydSays = async (/** @type {RegExp} */ line, /** @type {() => Promise<void>} */ act) => {
+      const logged = chrony.clientLogs(line);
+      await act();
+      return logged;
+    };
+    await measure(
+      'NTP lost (chronyd)',
+      () => chronydSays(/no selectable sources/, chrony.stopServer),
+      ntpAgent,
+      ntpOs,
+      'HOLDOVER',
+    );
+    await arrival(ntpOs, 'FREERUN', Date.now() - 2000);
+    await measure(
+      'NTP back (chronyd)',
+      () => chronydSays(/Selected source/, chrony.startServer),
+      ntpAgent,
+      ntpOs,
+      'LOCKED',
+    );
   }
 
   const endToEnd = samples.map((s) => s.endToEnd);
   const agentOnly = samples.map((s) => s.agent);
+  const p = (/** @type {typeof samples} */ of, /** @type {'endToEnd' | 'agent'} */ part, q = 0.5) =>
+    quantile(
+      of.map((s) => s[part]),
+      q,
+    );
   print(
     `\nNode agent: ${samples.length} transitions of real daemons → consumer (this machine; noisy if shared)`,
   );
   for (const kind of [...new Set(samples.map((s) => s.kind))]) {
     const of = samples.filter((s) => s.kind === kind);
     print(
-      `  ${kind.padEnd(24)} ×${of.length}  end to end p50 ${ms(
-        quantile(
-          of.map((s) => s.endToEnd),
-          0.5,
-        ),
-      )}, agent p50 ${ms(
-        quantile(
-          of.map((s) => s.agent),
-          0.5,
-        ),
-      )}`,
+      `  ${kind.padEnd(24)} ×${of.length}  end to end p50 ${ms(p(of, 'endToEnd'))}, agent p50 ${ms(p(of, 'agent'))}`,
     );
   }
+  const os = samples.filter((s) => s.kind.startsWith('NTP'));
+  print(
+    `  OS clock (chronyd logs → consumer 2xx, holdover excluded) p50 ${ms(p(os, 'endToEnd'))}  p99 ${ms(p(os, 'endToEnd', 0.99))}   ${verdict(PART, 'os-clock end-to-end p99 (ms)', p(os, 'endToEnd', 0.99), 1000)}`,
+  );
+  print(`    its agent's share (seen → 202)  p50 ${ms(p(os, 'agent'))}  p99 ${ms(p(os, 'agent', 0.99))}`);
   print(
     `  end to end (change → consumer 2xx)  p50 ${ms(quantile(endToEnd, 0.5))}  p99 ${ms(quantile(endToEnd, 0.99))}   ${verdict(PART, 'end-to-end p99 (ms)', quantile(endToEnd, 0.99), 1000)}`,
   );

@@ -16,7 +16,7 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { requestSigner } from './sign-request.mjs';
+import { requestSigner } from '../agent/sign-request.mjs';
 
 const API_PATH = '/api/ocloudNotifications/v2';
 const USAGE = 'usage: npm run smoke -- <base-url> [--endpoint <url>] [--listen <port>]';

@@ -10,7 +10,7 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,14 +20,17 @@ import { freePort } from '../../scripts/dynamodb-local.mjs';
 const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
 const run = promisify(execFile);
 
-/** Why the real-daemon tests cannot run here, or undefined when they can. */
-export function daemonsMissing() {
+/**
+ * Why the real-daemon tests cannot run here, or undefined when they can.
+ * @param {string[]} [tools] the programs they run
+ */
+export function daemonsMissing(tools = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
-  for (const tool of ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
+  for (const tool of tools) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
-      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients)`;
+      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients chrony)`;
     }
   }
   return undefined;
@@ -177,6 +180,38 @@ export async function startConsumer() {
 }
 
 /**
+ * @typedef {{ id: string, source: string, type: string, time: string,
+ *   data: { values: Array<{ ResourceAddress: string, data_type: string, value_type: string, value: unknown }> } }} ReceivedEvent
+ */
+
+/**
+ * What a consumer got for an address: each event once (a repeat has the same id), in arrival
+ * order; and a wait for an exact sequence of values, whose time-out shows what came and `evidence`
+ * (what the processes said then).
+ * @param {() => Array<{ event: any }>} received @param {() => string} evidence
+ */
+export function notificationsAt(received, evidence) {
+  /** @param {string} address @returns {ReceivedEvent[]} */
+  const eventsAt = (address) => {
+    const seen = new Set();
+    return received()
+      .map((r) => r.event)
+      .filter((event) => event?.data?.values?.[0]?.ResourceAddress === address)
+      .filter((event) => !seen.has(event.id) && seen.add(event.id));
+  };
+  /** @param {string} address */
+  const valuesAt = (address) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
+  /** @param {string} address @param {string[]} expected */
+  const expectValues = (address, expected, timeoutMs = 30_000) =>
+    until(
+      () => (JSON.stringify(valuesAt(address)) === JSON.stringify(expected) ? true : undefined),
+      () => `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\n${evidence()}`,
+      timeoutMs,
+    );
+  return { eventsAt, valuesAt, expectValues };
+}
+
+/**
  * POSTs to the service, retrying while it is not up yet.
  * @param {string} url @param {unknown} body
  */
@@ -191,12 +226,14 @@ export async function post(url, body) {
 }
 
 /**
- * The node agent as a user runs it (`npm run agent` is `node agent/run.mjs`), its log kept.
- * @param {{ service: string, node: string, stateDir: string, ptp4l?: string, gpsd?: string, args?: string[] }} options
+ * The node agent as a user runs it (`npm run agent` is `node agent/run.mjs`; `command` the
+ * installed package's bin instead), its log kept.
+ * @param {{ service: string, node: string, stateDir: string, ptp4l?: string, gpsd?: string,
+ *   chronyd?: string, args?: string[], command?: string, env?: NodeJS.ProcessEnv }} options
  */
 export function startAgent(options) {
   const args = [
-    'agent/run.mjs',
+    ...(options.command ? [] : ['agent/run.mjs']),
     '--service',
     options.service,
     '--node',
@@ -205,9 +242,14 @@ export function startAgent(options) {
     options.stateDir,
     ...(options.ptp4l ? ['--ptp4l', options.ptp4l] : []),
     ...(options.gpsd ? ['--gpsd', options.gpsd] : []),
+    ...(options.chronyd ? ['--chronyd', options.chronyd] : []),
     ...(options.args ?? []),
   ];
-  const agent = startChild(process.execPath, args, { ...process.env, LOG_LEVEL: 'debug' });
+  const agent = startChild(options.command ?? process.execPath, args, {
+    ...process.env,
+    LOG_LEVEL: 'debug',
+    ...options.env,
+  });
   return {
     ...agent,
     /** The log lines so far. */
@@ -243,6 +285,50 @@ const GRANDMASTER_SETTINGS = [
   'frequencyTraceable',
   'timeSource',
 ];
+
+/**
+ * Two network namespaces of the tests' own joined by a veth pair, each end up with its address
+ * (and loopback up). Returns what removes them: deleting a namespace takes the veth end inside
+ * it, and so the pair, with it.
+ * @param {[string, string, string]} first namespace, interface, address/prefix
+ * @param {[string, string, string]} second
+ */
+function joinedNamespaces(first, second) {
+  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  const remove = () => {
+    for (const [ns] of [first, second]) {
+      try {
+        ip('netns', 'del', ns);
+      } catch {}
+    }
+  };
+  try {
+    for (const [ns] of [first, second]) ip('netns', 'add', ns);
+    ip(
+      'link',
+      'add',
+      first[1],
+      'netns',
+      first[0],
+      'type',
+      'veth',
+      'peer',
+      'name',
+      second[1],
+      'netns',
+      second[0],
+    );
+    for (const [ns, dev, address] of [first, second]) {
+      ip('-n', ns, 'addr', 'add', address, 'dev', dev);
+      ip('-n', ns, 'link', 'set', dev, 'up');
+      ip('-n', ns, 'link', 'set', 'lo', 'up');
+    }
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return remove;
+}
 
 /**
  * Two ptp4l in two network namespaces of their own: a grandmaster (clock class 6) and a follower
@@ -283,46 +369,22 @@ export async function startPtpPair(dir) {
   writeFileSync(gmConfig, gmText);
   writeFileSync(followerConfig, followerText);
 
-  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+  /** @type {() => void} */
+  let removeNamespaces = () => undefined;
   const remove = async () => {
     await gm?.stop();
     await follower?.stop();
-    for (const ns of [names.gmNs, names.followerNs]) {
-      try {
-        ip('netns', 'del', ns); // takes the veth end inside it, and so the pair, with it
-      } catch {}
-    }
+    removeNamespaces();
   };
   /** @type {ReturnType<typeof startChild> | undefined} */
   let gm;
   /** @type {ReturnType<typeof startChild> | undefined} */
   let follower;
   try {
-    ip('netns', 'add', names.gmNs);
-    ip('netns', 'add', names.followerNs);
-    ip(
-      'link',
-      'add',
-      names.gmIf,
-      'netns',
-      names.gmNs,
-      'type',
-      'veth',
-      'peer',
-      'name',
-      names.followerIf,
-      'netns',
-      names.followerNs,
+    removeNamespaces = joinedNamespaces(
+      [names.gmNs, names.gmIf, '10.231.0.1/30'],
+      [names.followerNs, names.followerIf, '10.231.0.2/30'],
     );
-    ip('-n', names.gmNs, 'addr', 'add', '10.231.0.1/30', 'dev', names.gmIf);
-    ip('-n', names.followerNs, 'addr', 'add', '10.231.0.2/30', 'dev', names.followerIf);
-    for (const [ns, dev] of [
-      [names.gmNs, names.gmIf],
-      [names.followerNs, names.followerIf],
-    ]) {
-      ip('-n', ns ?? '', 'link', 'set', dev ?? '', 'up');
-      ip('-n', ns ?? '', 'link', 'set', 'lo', 'up');
-    }
     /** @param {string} ns @param {string} config @param {string} dev */
     const ptp4l = (ns, config, dev) =>
       startChild('ip', ['netns', 'exec', ns, 'ptp4l', '-4', '-m', '-f', config, '-i', dev]);
@@ -462,6 +524,116 @@ export function startGpsfake(logPath, port) {
  */
 export function startUdpGpsd(port, udpPort) {
   return startChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
+}
+
+/**
+ * Two chronyd in two network namespaces of their own joined by a veth pair: an NTP server
+ * (`local stratum 1`) and a client polling it four times a second. Both run with `-x`, so neither
+ * ever adjusts this machine's clock; each command socket sits in a 0700 folder (chronyd disables
+ * one in a folder others can read). `stopServer`/`startServer` take the client's source away and
+ * back; `stopClient`/`startClient` the client chronyd itself.
+ * @param {string} dir
+ */
+export async function startChronydPair(dir) {
+  const tag = randomBytes(3).toString('hex');
+  const names = {
+    serverNs: `oacs${tag}`,
+    clientNs: `oacc${tag}`,
+    serverIf: `oas${tag}`,
+    clientIf: `oac${tag}`,
+  };
+  /** @param {string} role @param {string[]} lines */
+  const configure = (role, lines) => {
+    const folder = join(dir, `chronyd-${role}`);
+    mkdirSync(folder, { recursive: true });
+    chmodSync(folder, 0o700);
+    const text = [
+      ...lines,
+      `bindcmdaddress ${join(folder, 'chronyd.sock')}`,
+      'cmdport 0',
+      `pidfile ${join(folder, 'chronyd.pid')}`,
+      '',
+    ].join('\n');
+    writeFileSync(join(folder, 'chronyd.conf'), text);
+    return { config: join(folder, 'chronyd.conf'), socket: join(folder, 'chronyd.sock'), text };
+  };
+  const server = configure('server', ['local stratum 1', 'allow 10.232.0.0/24', 'port 123']);
+  const client = configure('client', ['server 10.232.0.1 iburst minpoll -2 maxpoll -2', 'port 0']);
+  const chronydArgs = ['-d', '-x', '-u', 'root', '-f'];
+  /** @param {string} ns @param {string} config */
+  const chronyd = (ns, config) => startChild('ip', ['netns', 'exec', ns, 'chronyd', ...chronydArgs, config]);
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let serverChild;
+  /** @type {ReturnType<typeof startChild> | undefined} */
+  let clientChild;
+  let clientLog = '';
+  /** @type {() => void} */
+  let removeNamespaces = () => undefined;
+  const remove = async () => {
+    await clientChild?.stop();
+    await serverChild?.stop();
+    removeNamespaces();
+  };
+  const selected = () =>
+    until(
+      () =>
+        run('chronyc', ['-c', '-h', client.socket, 'sources'])
+          .then(({ stdout }) => (/^\^,\*,/m.test(stdout) ? true : undefined))
+          .catch(() => undefined),
+      () => `the client chronyd to select its server; it said:\n${clientLog}${clientChild?.output() ?? ''}`,
+      60_000,
+    );
+  try {
+    removeNamespaces = joinedNamespaces(
+      [names.serverNs, names.serverIf, '10.232.0.1/24'],
+      [names.clientNs, names.clientIf, '10.232.0.2/24'],
+    );
+    serverChild = chronyd(names.serverNs, server.config);
+    clientChild = chronyd(names.clientNs, client.config);
+    await selected();
+    return {
+      names,
+      chronydArgs,
+      serverConfigText: server.text,
+      clientConfigText: client.text,
+      /** The client chronyd's command socket: what the agent follows. */
+      socket: client.socket,
+      /** What the client chronyd has logged, over its restarts. */
+      clientOutput: () => clientLog + (clientChild?.output() ?? ''),
+      /**
+       * Resolves with the moment the client chronyd next logs `pattern` (its `-d` output, read as
+       * it is written): when it lost or selected its source, as chronyd itself saw it.
+       * @param {RegExp} pattern
+       * @returns {Promise<number>}
+       */
+      clientLogs: (pattern) =>
+        new Promise((resolve) => {
+          const child = clientChild;
+          const from = child?.output().length ?? 0;
+          child?.onOutput(() => {
+            if (pattern.test(child.output().slice(from))) resolve(Date.now());
+          });
+        }),
+      /** @param {NodeJS.Signals} [signal] */
+      stopServer: async (signal = 'SIGTERM') => serverChild?.stop(signal),
+      startServer: async () => {
+        serverChild = chronyd(names.serverNs, server.config);
+        await selected();
+      },
+      stopClient: async () => {
+        await clientChild?.stop();
+        clientLog += clientChild?.output() ?? '';
+      },
+      startClient: async () => {
+        clientChild = chronyd(names.clientNs, client.config);
+        await selected();
+      },
+      remove,
+    };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
 }
 
 export { freePort, PROJECT_DIR };

@@ -1,6 +1,6 @@
-/** The SigV4 signer npm run smoke uses (scripts/sign-request.mjs), with fixed credentials. */
+/** The SigV4 signer npm run smoke uses (agent/sign-request.mjs), with fixed credentials. */
 import { describe, expect, it } from 'vitest';
-import { requestSigner } from '../../scripts/sign-request.mjs';
+import { requestSigner } from '../../agent/sign-request.mjs';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',

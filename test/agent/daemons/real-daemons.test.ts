@@ -15,6 +15,7 @@ import {
   daemonsMissing,
   freePort,
   nmeaLog,
+  notificationsAt,
   post,
   startAgent,
   startConsumer,
@@ -72,23 +73,10 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
   };
 
   /** Each event the consumer got for `address`, once (a repeat has the same id), in arrival order. */
-  const eventsAt = (address: string): Event[] => {
-    const seen = new Set<string>();
-    return consumer.received
-      .map((r) => r.event as Event)
-      .filter((event) => event?.data?.values?.[0]?.ResourceAddress === address)
-      .filter((event) => !seen.has(event.id) && seen.add(event.id));
-  };
-  const valuesAt = (address: string) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
   /** What the agents and npm start said last: a time-out's message carries it, to show the cause. */
   const evidence = () =>
     `the agents said:\n${agents.map((a) => `(exit ${a.child.exitCode ?? a.child.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`;
-  const expectValues = (address: string, expected: string[], timeoutMs = 30_000) =>
-    until(
-      () => (JSON.stringify(valuesAt(address)) === JSON.stringify(expected) ? true : undefined),
-      () => `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\n${evidence()}`,
-      timeoutMs,
-    );
+  const { eventsAt, valuesAt, expectValues } = notificationsAt(() => consumer.received, evidence);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ocloud-agent-'));
