@@ -3,6 +3,7 @@ import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
 import { describeFailure, postJson, probeConnection } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
+import type { ServiceCredentials } from './sender-credentials';
 import { webhookHeaders, webhookId } from './webhook';
 
 /** The subscribe-time view of consumer endpoints: the network policy, and the sanity-check POST. */
@@ -11,6 +12,7 @@ export class HttpEndpointGate implements EndpointGate {
     private readonly policy: NetworkPolicy,
     readonly timeoutMs: number,
     private readonly userAgent: string,
+    private readonly credentials: ServiceCredentials,
   ) {}
 
   async assertAllowed(endpoint: URL, deadline: number): Promise<void> {
@@ -45,17 +47,25 @@ export class HttpEndpointGate implements EndpointGate {
     deadline: number,
   ): Promise<string | undefined> {
     const body = JSON.stringify(event);
+    const now = Date.now();
+    await this.credentials.prepareToSign(now);
+    const { tls, signingKey } = await this.credentials.at(now);
     const outcome = await postJson(endpointUri, body, {
-      headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets),
+      headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets, now, signingKey),
       timeoutMs: remaining(deadline),
       policy: this.policy,
       userAgent: this.userAgent,
+      tls,
     });
     return describeFailure(outcome, this.timeoutMs);
   }
 
-  probe(endpointUri: string, deadline: number): Promise<string | undefined> {
-    return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy });
+  async probe(endpointUri: string, deadline: number): Promise<string | undefined> {
+    const now = Date.now();
+    // The key is made here too, so that the subscription's first notification carries `v1a`.
+    await this.credentials.prepareToSign(now);
+    const { tls } = await this.credentials.at(now);
+    return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy, tls });
   }
 }
 
