@@ -118,13 +118,10 @@ describe('mutual TLS with a private CA, and v1a, through the handlers', () => {
       expect(notification.headers['webhook-signature']).toMatch(/^v1,\S+ v1a,\S+$/);
       expect(() => new Webhook(secret).verify(notification.raw, notification.headers)).not.toThrow();
       expect(v1aVerifies(notification, String(key?.PublicKey))).toBe(true);
-      // A forged body fails v1a too.
-      expect(
-        v1aVerifies(
-          { ...notification, raw: notification.raw.replace('LOCKED', 'FREERUN') },
-          String(key?.PublicKey),
-        ),
-      ).toBe(notification.raw.includes('LOCKED') ? false : true);
+      // One byte more in the body, and v1a fails.
+      expect(v1aVerifies({ ...notification, raw: `${notification.raw} ` }, String(key?.PublicKey))).toBe(
+        false,
+      );
     }
 
     // The consumer now trusts another CA only: the next attempt fails, and its reason is readable.
