@@ -6,12 +6,17 @@
  * http://127.0.0.1:9090/events with the secret in .data/consumer-secret as "SigningSecret"
  * (made on the first run and kept; SIGNING_SECRET overrides it). `npm run simulate` and the
  * README's tour read it there. `GET /events` answers how many arrived: {"verified": n, "rejected": n}.
+ * `npm run consumer -- --tls`: serves https://127.0.0.1:9090/events instead, with the certificate
+ * `npm start` made under .data/tls, and requires a client certificate signed by its local CA
+ * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import { LOCAL_TLS } from './local-tls.mjs';
 
 export const SECRET_FILE = '.data/consumer-secret';
 
@@ -33,13 +38,39 @@ function summary(event) {
   return `${event?.type} @ ${event?.time}: ${values}`;
 }
 
+/**
+ * Node's https server requiring a client certificate signed by the local CA; a handshake without
+ * one is refused before any request.
+ * @param {http.RequestListener} handle
+ */
+function httpsServer(handle) {
+  if (!existsSync(LOCAL_TLS.consumer)) {
+    console.error(
+      `No ${LOCAL_TLS.consumer}: run npm start once first, which makes the local CA and certificates.`,
+    );
+    process.exit(1);
+  }
+  return https.createServer(
+    {
+      cert: readFileSync(LOCAL_TLS.consumer),
+      key: readFileSync(LOCAL_TLS.consumerKey),
+      ca: readFileSync(LOCAL_TLS.ca),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    handle,
+  );
+}
+
 function main() {
   const port = Number(process.env.CONSUMER_PORT || 9090);
   const { secret, from } = consumerSecret();
   const webhook = new Webhook(secret);
   const counts = { verified: 0, rejected: 0 };
 
-  const server = http.createServer((req, res) => {
+  const tls = process.argv.includes('--tls');
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
+  const handle = (req, res) => {
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
       return;
@@ -63,10 +94,13 @@ function main() {
         console.log(`REJECTED ${head}: ${reason} (answered 401; was it subscribed with this secret?)`);
       }
     });
-  });
+  };
+  const server = tls ? httpsServer(handle) : http.createServer(handle);
   server.listen(port, '127.0.0.1', () => {
+    const scheme = tls ? 'https' : 'http';
+    const mutual = tls ? `, requiring a client certificate from ${LOCAL_TLS.ca}` : '';
     console.log(
-      `Sample consumer listening on http://127.0.0.1:${port}/events, verifying every request with the secret from ${from} (Ctrl-C stops it)`,
+      `Sample consumer listening on ${scheme}://127.0.0.1:${port}/events${mutual}, verifying every request with the secret from ${from} (Ctrl-C stops it)`,
     );
   });
   for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
