@@ -8,9 +8,10 @@
  * README's tour read it there. `GET /events` answers how many arrived: {"verified": n, "rejected": n}.
  * `npm run consumer -- --tls`: serves https://127.0.0.1:9090/events instead, with the certificate
  * `npm start` made under .data/tls, and requires a client certificate signed by its local CA
- * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md).
+ * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md). The `v1a`
+ * signature is checked too, with the keys of API_URL (default: npm start's on PORT or 3000).
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -36,6 +37,41 @@ function summary(event) {
     .map((/** @type {{ ResourceAddress: string, value: unknown }} */ v) => `${v.ResourceAddress}=${v.value}`)
     .join(' ');
   return `${event?.type} @ ${event?.time}: ${values}`;
+}
+
+/**
+ * The `v1a` (ed25519) signature checked with node:crypto against the keys the API publishes at
+ * GET /signing-keys, fetched again when none verifies; reported, not enforced (v1 is).
+ * @param {string} api
+ */
+function v1aChecker(api) {
+  /** @type {import('node:crypto').KeyObject[]} */
+  let keys = [];
+  /** @param {http.IncomingHttpHeaders} h @param {string} body */
+  const verifies = (h, body) => {
+    const content = Buffer.from(`${h['webhook-id']}.${h['webhook-timestamp']}.${body}`);
+    const signatures = String(h['webhook-signature'])
+      .split(' ')
+      .filter((s) => s.startsWith('v1a,'));
+    return signatures.some((s) =>
+      keys.some((k) => verify(null, content, k, Buffer.from(s.slice(4), 'base64'))),
+    );
+  };
+  return {
+    /** @param {http.IncomingHttpHeaders} headers @param {string} body */
+    async check(headers, body) {
+      if (verifies(headers, body)) return 'v1a verified';
+      try {
+        const list = /** @type {{ Keys: { Jwk: import('node:crypto').JsonWebKey }[] }} */ (
+          await (await fetch(`${api}/signing-keys`)).json()
+        );
+        keys = list.Keys.map((key) => createPublicKey({ key: key.Jwk, format: 'jwk' }));
+      } catch (error) {
+        return `v1a not checked: ${api}/signing-keys: ${error instanceof Error ? error.message : error}`;
+      }
+      return verifies(headers, body) ? 'v1a verified' : 'v1a NOT verified with the published keys';
+    },
+  };
 }
 
 /**
@@ -67,6 +103,9 @@ function main() {
   const { secret, from } = consumerSecret();
   const webhook = new Webhook(secret);
   const counts = { verified: 0, rejected: 0 };
+  const v1a = v1aChecker(
+    process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`,
+  );
 
   const tls = process.argv.includes('--tls');
   /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
@@ -80,13 +119,14 @@ function main() {
     req.on('data', (chunk) => {
       if (raw.length < 1_000_000) raw += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const head = `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
       try {
         const event = webhook.verify(raw, /** @type {Record<string, string>} */ (req.headers));
+        const asymmetric = await v1a.check(req.headers, raw);
         res.writeHead(204).end();
         counts.verified += 1;
-        console.log(`#${counts.verified} ${head} verified\n   ${summary(event)}`);
+        console.log(`#${counts.verified} ${head} verified (v1; ${asymmetric})\n   ${summary(event)}`);
       } catch (error) {
         res.writeHead(401).end();
         counts.rejected += 1;

@@ -6,11 +6,12 @@
  * new ones. docs/security.md says how to trust the CA and how this maps to a deployment.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const TLS_DIR = fileURLToPath(new URL('../.data/tls', import.meta.url));
+/** LOCAL_TLS_DIR moves it (the tests' runs of npm start keep theirs in a temporary directory). */
+export const TLS_DIR = process.env.LOCAL_TLS_DIR || fileURLToPath(new URL('../.data/tls', import.meta.url));
 export const LOCAL_TLS = {
   ca: join(TLS_DIR, 'ca.pem'),
   caKey: join(TLS_DIR, 'ca-key.pem'),
@@ -66,6 +67,8 @@ function issue(name, extensions, out, keyOut) {
     '-out',
     out,
   );
+  rmSync(csr);
+  rmSync(ext);
 }
 
 /**
