@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { ConfigError, type EndpointTlsSource } from '../config';
+import { logger } from '../logger';
 
 /**
  * What an https delivery is made with beyond Node's defaults: the service's client certificate
@@ -60,7 +61,11 @@ export class ClientTlsSource {
         () => {
           if (this.current === previous) this.current = next;
         },
-        () => undefined,
+        (error: unknown) =>
+          // The reason names what is wrong (a path, a mismatch), never the material.
+          logger.warn('could not read the endpoint TLS material again; keeping what was read before', {
+            reason: error instanceof Error ? error.message : String(error),
+          }),
       );
     }
     return this.current;

@@ -1,10 +1,21 @@
+import { copyFileSync, mkdtempSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../lib/config';
 import { describeFailure, postJson, probeConnection } from '../../lib/delivery/http-sender';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
-import { CLOSED_AFTER_HANDSHAKE, type ClientTls, clientTlsFrom } from '../../lib/tls/client-tls';
+import {
+  CLOSED_AFTER_HANDSHAKE,
+  type ClientTls,
+  ClientTlsSource,
+  clientTlsFrom,
+  fileTlsReader,
+} from '../../lib/tls/client-tls';
+import { materialFrom } from '../../lib/tls/secret-tls-reader';
 import { issue, makeCa } from './pki';
 
 // Servers are Node's own https on 127.0.0.1; every certificate is made by openssl (./pki.ts).
@@ -155,5 +166,72 @@ describe('mutual TLS to an endpoint with a private CA', () => {
       caCertificates: endpointCa.cert,
     });
     expect(await probe(stranger)).toBe(`connection failed: ${CLOSED_AFTER_HANDSHAKE}`);
+  });
+});
+
+describe('the client certificate, rotated without a redeploy', () => {
+  it('is read once, then again after the refresh interval: the next delivery presents the new one', async () => {
+    const server = await endpoint();
+    const dir = mkdtempSync(join(tmpdir(), 'tls-rotation-'));
+    const files = {
+      kind: 'files' as const,
+      certFile: join(dir, 'client.pem'),
+      keyFile: join(dir, 'client-key.pem'),
+    };
+    const install = (issued: { certFile: string; keyFile: string }) => {
+      copyFileSync(issued.certFile, files.certFile);
+      copyFileSync(issued.keyFile, files.keyFile);
+    };
+    install(serviceClient);
+    let now = 0;
+    const caFile = join(dir, 'ca.pem');
+    copyFileSync(endpointCa.certFile, caFile);
+    const source = new ClientTlsSource(fileTlsReader(files, caFile), 300_000, () => now);
+    const deliver = async () => post(server.url, await source.options());
+
+    expect(await deliver()).toBeUndefined();
+    const renewed = issue(serviceCa, 'ocloud-notifications-2027', 'client');
+    install(renewed);
+    now = 299_000;
+    expect(await deliver()).toBeUndefined(); // still the certificate read at the start
+    now = 300_000;
+    await source.options(); // the refresh is read in the background: the delivery after it uses it
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await deliver()).toBeUndefined();
+    expect(server.clients).toEqual([
+      'ocloud-notifications',
+      'ocloud-notifications',
+      'ocloud-notifications-2027',
+    ]);
+
+    // A broken install keeps the last good material rather than stopping deliveries.
+    copyFileSync(strangerClient.keyFile, files.keyFile);
+    now = 600_000;
+    await source.options();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await deliver()).toBeUndefined();
+    expect(server.clients.at(-1)).toBe('ocloud-notifications-2027');
+  });
+
+  it('refuses unusable material with what is wrong and none of its contents', () => {
+    expect(() => clientTlsFrom({ certificate: serviceClient.cert })).toThrow(ConfigError);
+    expect(() => clientTlsFrom({ certificate: serviceClient.cert, privateKey: strangerClient.key })).toThrow(
+      /client certificate or key is unusable/,
+    );
+    expect(() => clientTlsFrom({ caCertificates: 'not a pem' })).toThrow(/hold no PEM certificate/);
+    const error = (() => {
+      try {
+        materialFrom(JSON.stringify({ certificate: serviceClient.cert, privateKey: 42 }));
+      } catch (caught) {
+        return String(caught);
+      }
+    })();
+    expect(error).toMatch(/privateKey is not a string/);
+    expect(error).not.toContain('BEGIN');
+    expect(() => materialFrom('{"certificate"')).toThrow(/not a JSON object/);
+    expect(materialFrom(JSON.stringify({ certificate: 'a', privateKey: 'b', caCertificates: '' }))).toEqual({
+      certificate: 'a',
+      privateKey: 'b',
+    });
   });
 });
