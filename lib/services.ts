@@ -85,6 +85,11 @@ export const publishedWebhookKeys = /* @__PURE__ */ once(
   () => new WebhookKeys(new DynamoWebhookKeyStore(table()), webhookKeyConfig()),
 );
 
+/** The `v1a` keys with their private halves: for the functions that sign, and the daily rotation. */
+export const signingWebhookKeys = /* @__PURE__ */ once(
+  () => new WebhookKeys(new DynamoWebhookKeyStore(table(), secretBox()), webhookKeyConfig()),
+);
+
 /** The TLS client identity and `v1a` key of the functions that send to consumers. */
 const serviceCredentials = /* @__PURE__ */ once(() => {
   const settings = endpointTlsConfig();
@@ -94,7 +99,7 @@ const serviceCredentials = /* @__PURE__ */ once(() => {
       : fileTlsReader(settings.source, settings.caFile);
   return new ServiceCredentials(
     new ClientTlsSource(read, settings.refreshSeconds * 1000),
-    new WebhookKeys(new DynamoWebhookKeyStore(table(), secretBox()), webhookKeyConfig()),
+    signingWebhookKeys(),
   );
 });
 

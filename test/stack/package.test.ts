@@ -289,6 +289,7 @@ describe('serverless package --stage prod', () => {
       ],
       EmitGauges: ['dynamodb:Query'],
       ListSigningKeys: ['dynamodb:Query'],
+      RotateWebhookKeys: ['dynamodb:PutItem', 'dynamodb:Query', 'kms:Decrypt', 'kms:GenerateDataKey'],
       NotFound: [],
       OpenApi: [],
     };
