@@ -91,7 +91,7 @@ export class Deliverer {
 
     const body = JSON.stringify(message.event);
     const id = webhookId(subscription.id, message.publisherId, message.event);
-    const credentials = await this.settings.credentials?.at(now);
+    const credentials = await this.settings.credentials?.at(now, subscription.endpointUri);
     const outcome = await postJson(subscription.endpointUri, body, {
       headers: webhookHeaders(
         id,

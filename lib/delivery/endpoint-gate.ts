@@ -49,7 +49,7 @@ export class HttpEndpointGate implements EndpointGate {
     const body = JSON.stringify(event);
     const now = Date.now();
     await this.credentials.prepareToSign(now);
-    const { tls, signingKey } = await this.credentials.at(now);
+    const { tls, signingKey } = await this.credentials.at(now, endpointUri);
     const outcome = await postJson(endpointUri, body, {
       headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets, now, signingKey),
       timeoutMs: remaining(deadline),
@@ -64,7 +64,7 @@ export class HttpEndpointGate implements EndpointGate {
     const now = Date.now();
     // The key is made here too, so that the subscription's first notification carries `v1a`.
     await this.credentials.prepareToSign(now);
-    const { tls } = await this.credentials.at(now);
+    const { tls } = await this.credentials.at(now, endpointUri);
     return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy, tls });
   }
 }

@@ -4,7 +4,8 @@ import type { ClientTls, ClientTlsSource } from '../tls/client-tls';
 
 /** What an attempt is sent with beyond its subscription: the service's TLS identity and its `v1a` key. */
 export interface SenderCredentials {
-  readonly tls: ClientTls;
+  /** For https endpoints only. */
+  readonly tls?: ClientTls;
   /** Undefined before the first key is made (the first subscribe makes it). */
   readonly signingKey: KeyObject | undefined;
 }
@@ -20,9 +21,14 @@ export class ServiceCredentials {
     private readonly keys: WebhookKeys,
   ) {}
 
-  async at(now: number): Promise<SenderCredentials> {
-    const [tls, signingKey] = await Promise.all([this.tls.options(), this.keys.signingKey(now)]);
-    return { tls, signingKey };
+  /** What a send to `endpointUri` at `now` needs: the TLS material only for https (plain http never waits for it). */
+  async at(now: number, endpointUri: string): Promise<SenderCredentials> {
+    const https = endpointUri.startsWith('https:');
+    const [tls, signingKey] = await Promise.all([
+      https ? this.tls.options() : undefined,
+      this.keys.signingKey(now),
+    ]);
+    return { ...(tls ? { tls } : {}), signingKey };
   }
 
   /** Subscribe's: makes the first `v1a` key, or the next when due (it may seal; deliver only reads). */
