@@ -37,6 +37,8 @@ export type ClientTlsReader = () => Promise<ClientTlsMaterial>;
 export class ClientTlsSource {
   private current: Promise<ClientTls> | undefined;
   private readAt = 0;
+  /** What the current context was built from: an unchanged reading keeps it (and its pooled connections). */
+  private built: { material: string; tls: ClientTls } | undefined;
 
   constructor(
     private readonly read: ClientTlsReader,
@@ -71,8 +73,15 @@ export class ClientTlsSource {
     return this.current;
   }
 
+  // Building a context parses Node's whole CA store (tens of ms on a cold start), so a refresh that
+  // read the same material reuses the context instead.
   private async load(): Promise<ClientTls> {
-    return clientTlsFrom(await this.read());
+    const material = await this.read();
+    const text = JSON.stringify([material.certificate, material.privateKey, material.caCertificates]);
+    if (this.built?.material === text) return this.built.tls;
+    const tls = clientTlsFrom(material);
+    this.built = { material: text, tls };
+    return tls;
   }
 }
 

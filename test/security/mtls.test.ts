@@ -190,11 +190,16 @@ describe('the client certificate, rotated without a redeploy', () => {
     const deliver = async () => post(server.url, await source.options());
 
     expect(await deliver()).toBeUndefined();
+    const first = await source.options();
+    now = 300_000; // a refresh that reads the same files keeps the context, and its connections
+    await source.options();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await source.options()).toBe(first);
     const renewed = issue(serviceCa, 'ocloud-notifications-2027', 'client');
     install(renewed);
-    now = 299_000;
-    expect(await deliver()).toBeUndefined(); // still the certificate read at the start
-    now = 300_000;
+    now = 599_000;
+    expect(await deliver()).toBeUndefined(); // still the certificate read last
+    now = 600_000;
     await source.options(); // the refresh is read in the background: the delivery after it uses it
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await deliver()).toBeUndefined();
@@ -206,7 +211,7 @@ describe('the client certificate, rotated without a redeploy', () => {
 
     // A broken install keeps the last good material rather than stopping deliveries.
     copyFileSync(strangerClient.keyFile, files.keyFile);
-    now = 600_000;
+    now = 900_000;
     await source.options();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await deliver()).toBeUndefined();
