@@ -123,10 +123,11 @@ function main() {
       const head = `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
       try {
         const event = webhook.verify(raw, /** @type {Record<string, string>} */ (req.headers));
-        const asymmetric = await v1a.check(req.headers, raw);
-        res.writeHead(204).end();
+        res.writeHead(204).end(); // answered first: checking v1a may fetch the keys
         counts.verified += 1;
-        console.log(`#${counts.verified} ${head} verified (v1; ${asymmetric})\n   ${summary(event)}`);
+        const n = counts.verified;
+        const asymmetric = await v1a.check(req.headers, raw);
+        console.log(`#${n} ${head} verified (v1; ${asymmetric})\n   ${summary(event)}`);
       } catch (error) {
         res.writeHead(401).end();
         counts.rejected += 1;

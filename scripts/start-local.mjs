@@ -133,6 +133,13 @@ async function main() {
     // The gauges (active subscriptions and publishers) come from the function that emits them
     // every minute when deployed; here it runs as often as the status line.
     const invoke = lambdaInvoker({ port: offline.lambdaPort });
+    // The v1a signing key exists before the first subscribe, so that its initial notification
+    // carries v1a too (deployed, the daily rotateWebhookKeys and the first subscribe make it).
+    await invoke('rotateWebhookKeys', {}).catch((/** @type {unknown} */ error) =>
+      console.error(
+        `Could not make the v1a signing key yet: ${error instanceof Error ? error.message : error}`,
+      ),
+    );
     const showStatus = async () => {
       await invoke('emitGauges', {}).catch(() => undefined);
       const status = localConsole.status();

@@ -1,6 +1,7 @@
 import type { NotificationEvent } from '../domain/event';
 import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
+import { logger } from '../logger';
 import { describeFailure, postJson, probeConnection } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
 import type { ServiceCredentials } from './sender-credentials';
@@ -48,7 +49,7 @@ export class HttpEndpointGate implements EndpointGate {
   ): Promise<string | undefined> {
     const body = JSON.stringify(event);
     const now = Date.now();
-    await this.credentials.prepareToSign(now);
+    this.prepareToSign(now);
     const { tls, signingKey } = await this.credentials.at(now, endpointUri);
     const outcome = await postJson(endpointUri, body, {
       headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets, now, signingKey),
@@ -62,10 +63,22 @@ export class HttpEndpointGate implements EndpointGate {
 
   async probe(endpointUri: string, deadline: number): Promise<string | undefined> {
     const now = Date.now();
-    // The key is made here too, so that the subscription's first notification carries `v1a`.
-    await this.credentials.prepareToSign(now);
+    this.prepareToSign(now);
     const { tls } = await this.credentials.at(now, endpointUri);
     return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy, tls });
+  }
+
+  /**
+   * Makes the first `v1a` key, or the next when due, beside the subscribe rather than out of the
+   * endpoint's time (a stage's very first initial notification may go out before its first key
+   * exists: it then carries `v1` only). A failure is logged; the next subscribe tries again.
+   */
+  private prepareToSign(now: number): void {
+    this.credentials
+      .prepareToSign(now)
+      .catch((error: unknown) =>
+        logger.warn('could not make the next v1a signing key; the next subscribe tries again', { error }),
+      );
   }
 }
 

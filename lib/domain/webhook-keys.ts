@@ -8,6 +8,8 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID } fro
 export const PUBLIC_KEY_PREFIX = 'whpk_';
 
 /** One key as stored: its private half sealed by the store (lib/store/webhook-key-store.ts). */
+const EMPTY_LIST_REFRESH_MS = 1000;
+
 export interface StoredWebhookKey {
   readonly id: string;
   /** 1 for the first key, one more for each rotation: the store keeps one key per generation. */
@@ -45,8 +47,9 @@ export interface WebhookKeySettings {
 }
 
 export class WebhookKeys {
-  private cache: { readAt: number; keys: Promise<StoredWebhookKey[]> } | undefined;
+  private cache: { readAt: number; keys: Promise<StoredWebhookKey[]>; empty: boolean } | undefined;
   private signers = new Map<string, KeyObject>();
+  private ensuring: Promise<void> | undefined;
 
   constructor(
     private readonly store: WebhookKeyStore,
@@ -87,7 +90,18 @@ export class WebhookKeys {
    * Makes the first key when there is none, and the next one when the signing key's time is nearly
    * up: listed from now, signing `publishLeadSeconds` later. Only the functions that may seal call it.
    */
-  async ensure(now: number): Promise<void> {
+  ensure(now: number): Promise<void> {
+    // Concurrent subscribes of one process share one check (and at most one new key).
+    if (!this.ensuring) {
+      const ensuring = this.ensureNow(now).finally(() => {
+        if (this.ensuring === ensuring) this.ensuring = undefined;
+      });
+      this.ensuring = ensuring;
+    }
+    return this.ensuring;
+  }
+
+  private async ensureNow(now: number): Promise<void> {
     const keys = await this.keys(now);
     const last = keys.at(-1);
     const lead = this.settings.publishLeadSeconds * 1000;
@@ -111,16 +125,26 @@ export class WebhookKeys {
     this.cache = undefined;
   }
 
+  /**
+   * The list, read again after `refreshSeconds`, or after a second while it was empty: the first key
+   * is made by the first subscribe, and its notifications are signed with it from then on.
+   */
   private keys(now: number): Promise<StoredWebhookKey[]> {
-    if (!this.cache || now - this.cache.readAt >= this.settings.refreshSeconds * 1000) {
+    const age = this.cache ? now - this.cache.readAt : Number.POSITIVE_INFINITY;
+    if (age >= this.settings.refreshSeconds * 1000 || (this.cache?.empty && age >= EMPTY_LIST_REFRESH_MS)) {
       const keys = this.store.list(true);
-      const entry = { readAt: now, keys };
+      const entry = { readAt: now, keys, empty: false };
       this.cache = entry;
-      keys.catch(() => {
-        if (this.cache === entry) this.cache = undefined;
-      });
+      keys.then(
+        (list) => {
+          entry.empty = list.length === 0;
+        },
+        () => {
+          if (this.cache === entry) this.cache = undefined;
+        },
+      );
     }
-    return this.cache.keys;
+    return (this.cache as { keys: Promise<StoredWebhookKey[]> }).keys;
   }
 }
 

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signingConfig } from '../../lib/config';
-import { secretBox } from '../../lib/services';
+import { secretBox, signingWebhookKeys } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
@@ -27,6 +27,8 @@ import {
 } from './api';
 
 const startConsumer = trackConsumers();
+// The v1a key exists before the first subscribe, as the daily rotateWebhookKeys (or npm start) makes it.
+await signingWebhookKeys().ensure(Date.now());
 const table = new DynamoTable(documentClient(), String(process.env.TABLE_NAME));
 
 function signedHeaders(notification: ReceivedNotification): Record<string, string> {
