@@ -304,3 +304,86 @@ export function signingConfig(): SigningConfig {
   loadedSigning ??= loadSigningConfig(process.env);
   return loadedSigning;
 }
+
+/**
+ * Where deliveries' TLS client identity and private CAs come from: a Secrets Manager secret when
+ * deployed (JSON `{"certificate", "privateKey", "caCertificates"}`, all PEM), PEM files locally.
+ */
+export type EndpointTlsSource =
+  | { readonly kind: 'secret'; readonly secretId: string }
+  | { readonly kind: 'files'; readonly certFile: string | undefined; readonly keyFile: string | undefined };
+
+export interface EndpointTlsConfig {
+  readonly source: EndpointTlsSource;
+  /** A PEM file of CAs trusted for endpoints beside Node's store (ENDPOINT_CA_FILE). */
+  readonly caFile: string | undefined;
+  /** How often the material is read again, so that a rotation takes effect without a redeploy. */
+  readonly refreshSeconds: number;
+}
+
+export function loadEndpointTlsConfig(env: Env): EndpointTlsConfig {
+  const secretId = env.ENDPOINT_TLS_SECRET?.trim();
+  const certFile = env.ENDPOINT_CLIENT_CERT_FILE?.trim() || undefined;
+  const keyFile = env.ENDPOINT_CLIENT_KEY_FILE?.trim() || undefined;
+  if (secretId && (certFile || keyFile)) {
+    throw new ConfigError(
+      'environment variables ENDPOINT_TLS_SECRET and ENDPOINT_CLIENT_CERT_FILE/ENDPOINT_CLIENT_KEY_FILE exclude each other',
+    );
+  }
+  if (Boolean(certFile) !== Boolean(keyFile)) {
+    throw new ConfigError(
+      'environment variables ENDPOINT_CLIENT_CERT_FILE and ENDPOINT_CLIENT_KEY_FILE must be set together',
+    );
+  }
+  return {
+    source: secretId ? { kind: 'secret', secretId } : { kind: 'files', certFile, keyFile },
+    caFile: env.ENDPOINT_CA_FILE?.trim() || undefined,
+    refreshSeconds: positiveInt(env, 'ENDPOINT_TLS_REFRESH_SECONDS', 300, 24 * 3600),
+  };
+}
+
+let loadedEndpointTls: EndpointTlsConfig | undefined;
+
+export function endpointTlsConfig(): EndpointTlsConfig {
+  loadedEndpointTls ??= loadEndpointTlsConfig(process.env);
+  return loadedEndpointTls;
+}
+
+/** The ed25519 keys of `v1a` signatures: how often they rotate, how early the next is published. */
+export interface WebhookKeyConfig {
+  /** A key signs this long before the next one takes over. */
+  readonly rotationSeconds: number;
+  /** The next key is listed this long before it signs (consumers fetch the list within it). */
+  readonly publishLeadSeconds: number;
+  /** The previous key stays listed this long after the next one took over. */
+  readonly overlapSeconds: number;
+  /** How often a process reads the key list again (below the lead, so every process has the next key in time). */
+  readonly refreshSeconds: number;
+}
+
+export function loadWebhookKeyConfig(env: Env): WebhookKeyConfig {
+  const config = {
+    rotationSeconds: positiveInt(env, 'WEBHOOK_KEY_ROTATION_SECONDS', 90 * 24 * 3600, 5 * 366 * 24 * 3600),
+    publishLeadSeconds: positiveInt(env, 'WEBHOOK_KEY_PUBLISH_LEAD_SECONDS', 2 * 24 * 3600, 366 * 24 * 3600),
+    overlapSeconds: positiveInt(env, 'WEBHOOK_KEY_OVERLAP_SECONDS', 24 * 3600, 366 * 24 * 3600),
+    refreshSeconds: positiveInt(env, 'WEBHOOK_KEY_REFRESH_SECONDS', 300, 24 * 3600),
+  };
+  if (config.refreshSeconds >= config.publishLeadSeconds) {
+    throw new ConfigError(
+      `environment variable WEBHOOK_KEY_REFRESH_SECONDS (${config.refreshSeconds}) must be below WEBHOOK_KEY_PUBLISH_LEAD_SECONDS (${config.publishLeadSeconds}), or a process could sign with a key before it has read that key's successor`,
+    );
+  }
+  if (config.publishLeadSeconds >= config.rotationSeconds) {
+    throw new ConfigError(
+      `environment variable WEBHOOK_KEY_PUBLISH_LEAD_SECONDS (${config.publishLeadSeconds}) must be below WEBHOOK_KEY_ROTATION_SECONDS (${config.rotationSeconds})`,
+    );
+  }
+  return config;
+}
+
+let loadedWebhookKeys: WebhookKeyConfig | undefined;
+
+export function webhookKeyConfig(): WebhookKeyConfig {
+  loadedWebhookKeys ??= loadWebhookKeyConfig(process.env);
+  return loadedWebhookKeys;
+}

@@ -1,4 +1,4 @@
-import { config, deliveryConfig, signingConfig } from './config';
+import { config, deliveryConfig, endpointTlsConfig, signingConfig, webhookKeyConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
@@ -7,6 +7,7 @@ import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
 import { QueuedDelivery } from './delivery/queued-delivery';
 import type { Backoff } from './delivery/retry-policy';
+import { ServiceCredentials } from './delivery/sender-credentials';
 import type { DeliveryPort } from './domain/ports';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
@@ -14,6 +15,7 @@ import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
 import { SubscriptionDeliveries } from './domain/subscription-deliveries';
 import { Subscriptions } from './domain/subscriptions';
+import { WebhookKeys } from './domain/webhook-keys';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedRemoval } from './queue/queued-removal';
 import { SqsQueue } from './queue/sqs-queue';
@@ -31,6 +33,9 @@ import { DynamoSigningSecretStore } from './store/signing-secret-store';
 import { DynamoStoreStatus } from './store/store-status';
 import { DynamoSubscriptionLists } from './store/subscription-lists';
 import { DynamoSubscribeStore, DynamoSubscriptionStore } from './store/subscription-store';
+import { DynamoWebhookKeyStore } from './store/webhook-key-store';
+import { ClientTlsSource, fileTlsReader } from './tls/client-tls';
+import { secretTlsReader } from './tls/secret-tls-reader';
 
 /**
  * The composition root: each piece is built once per process on first use, so a function's
@@ -74,6 +79,29 @@ export const deliveryStore = /* @__PURE__ */ once(
 );
 
 export const storeStatus = /* @__PURE__ */ once(() => new DynamoStoreStatus(table()));
+
+/** The `v1a` keys as the keys route lists them: public halves only, so it needs no KMS. */
+export const publishedWebhookKeys = /* @__PURE__ */ once(
+  () => new WebhookKeys(new DynamoWebhookKeyStore(table()), webhookKeyConfig()),
+);
+
+/** The `v1a` keys with their private halves: for the functions that sign, and the daily rotation. */
+export const signingWebhookKeys = /* @__PURE__ */ once(
+  () => new WebhookKeys(new DynamoWebhookKeyStore(table(), secretBox()), webhookKeyConfig()),
+);
+
+/** The TLS client identity and `v1a` key of the functions that send to consumers. */
+const serviceCredentials = /* @__PURE__ */ once(() => {
+  const settings = endpointTlsConfig();
+  const read =
+    settings.source.kind === 'secret'
+      ? secretTlsReader(settings.source.secretId)
+      : fileTlsReader(settings.source, settings.caFile);
+  return new ServiceCredentials(
+    new ClientTlsSource(read, settings.refreshSeconds * 1000),
+    signingWebhookKeys(),
+  );
+});
 
 export const networkPolicy = /* @__PURE__ */ once<NetworkPolicy>(() =>
   createNetworkPolicy(config().networkPolicy),
@@ -119,6 +147,7 @@ export const deliveryBatch = /* @__PURE__ */ once(() => {
     userAgent: userAgent(),
     retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
     backoff: deliveryBackoff(),
+    credentials: serviceCredentials(),
   });
   const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
   return new DeliveryBatch(deliverer, queue(), deliveryStore(), storeFailure);
@@ -143,7 +172,7 @@ export const subscribe = /* @__PURE__ */ once(
   () =>
     new Subscribe(
       new DynamoSubscribeStore(table(), secretBox()),
-      new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent()),
+      new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent(), serviceCredentials()),
       delivery(),
     ),
 );

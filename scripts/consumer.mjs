@@ -6,12 +6,18 @@
  * http://127.0.0.1:9090/events with the secret in .data/consumer-secret as "SigningSecret"
  * (made on the first run and kept; SIGNING_SECRET overrides it). `npm run simulate` and the
  * README's tour read it there. `GET /events` answers how many arrived: {"verified": n, "rejected": n}.
+ * `npm run consumer -- --tls`: serves https://127.0.0.1:9090/events instead, with the certificate
+ * `npm start` made under .data/tls, and requires a client certificate signed by its local CA
+ * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md). The `v1a`
+ * signature is checked too, with the keys of API_URL (default: npm start's on PORT or 3000).
  */
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import { LOCAL_TLS } from './local-tls.mjs';
 
 export const SECRET_FILE = '.data/consumer-secret';
 
@@ -33,13 +39,77 @@ function summary(event) {
   return `${event?.type} @ ${event?.time}: ${values}`;
 }
 
+/**
+ * The `v1a` (ed25519) signature checked with node:crypto against the keys the API publishes at
+ * GET /signing-keys, fetched again when none verifies; reported, not enforced (v1 is).
+ * @param {string} api
+ */
+function v1aChecker(api) {
+  /** @type {import('node:crypto').KeyObject[]} */
+  let keys = [];
+  /** @param {http.IncomingHttpHeaders} h @param {string} body */
+  const verifies = (h, body) => {
+    const content = Buffer.from(`${h['webhook-id']}.${h['webhook-timestamp']}.${body}`);
+    const signatures = String(h['webhook-signature'])
+      .split(' ')
+      .filter((s) => s.startsWith('v1a,'));
+    return signatures.some((s) =>
+      keys.some((k) => verify(null, content, k, Buffer.from(s.slice(4), 'base64'))),
+    );
+  };
+  return {
+    /** @param {http.IncomingHttpHeaders} headers @param {string} body */
+    async check(headers, body) {
+      if (verifies(headers, body)) return 'v1a verified';
+      try {
+        const list = /** @type {{ Keys: { Jwk: import('node:crypto').JsonWebKey }[] }} */ (
+          await (await fetch(`${api}/signing-keys`)).json()
+        );
+        keys = list.Keys.map((key) => createPublicKey({ key: key.Jwk, format: 'jwk' }));
+      } catch (error) {
+        return `v1a not checked: ${api}/signing-keys: ${error instanceof Error ? error.message : error}`;
+      }
+      return verifies(headers, body) ? 'v1a verified' : 'v1a NOT verified with the published keys';
+    },
+  };
+}
+
+/**
+ * Node's https server requiring a client certificate signed by the local CA; a handshake without
+ * one is refused before any request.
+ * @param {http.RequestListener} handle
+ */
+function httpsServer(handle) {
+  if (!existsSync(LOCAL_TLS.consumer)) {
+    console.error(
+      `No ${LOCAL_TLS.consumer}: run npm start once first, which makes the local CA and certificates.`,
+    );
+    process.exit(1);
+  }
+  return https.createServer(
+    {
+      cert: readFileSync(LOCAL_TLS.consumer),
+      key: readFileSync(LOCAL_TLS.consumerKey),
+      ca: readFileSync(LOCAL_TLS.ca),
+      requestCert: true,
+      rejectUnauthorized: true,
+    },
+    handle,
+  );
+}
+
 function main() {
   const port = Number(process.env.CONSUMER_PORT || 9090);
   const { secret, from } = consumerSecret();
   const webhook = new Webhook(secret);
   const counts = { verified: 0, rejected: 0 };
+  const v1a = v1aChecker(
+    process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`,
+  );
 
-  const server = http.createServer((req, res) => {
+  const tls = process.argv.includes('--tls');
+  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
+  const handle = (req, res) => {
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
       return;
@@ -49,13 +119,15 @@ function main() {
     req.on('data', (chunk) => {
       if (raw.length < 1_000_000) raw += chunk;
     });
-    req.on('end', () => {
+    req.on('end', async () => {
       const head = `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
       try {
         const event = webhook.verify(raw, /** @type {Record<string, string>} */ (req.headers));
-        res.writeHead(204).end();
+        res.writeHead(204).end(); // answered first: checking v1a may fetch the keys
         counts.verified += 1;
-        console.log(`#${counts.verified} ${head} verified\n   ${summary(event)}`);
+        const n = counts.verified;
+        const asymmetric = await v1a.check(req.headers, raw);
+        console.log(`#${n} ${head} verified (v1; ${asymmetric})\n   ${summary(event)}`);
       } catch (error) {
         res.writeHead(401).end();
         counts.rejected += 1;
@@ -63,10 +135,13 @@ function main() {
         console.log(`REJECTED ${head}: ${reason} (answered 401; was it subscribed with this secret?)`);
       }
     });
-  });
+  };
+  const server = tls ? httpsServer(handle) : http.createServer(handle);
   server.listen(port, '127.0.0.1', () => {
+    const scheme = tls ? 'https' : 'http';
+    const mutual = tls ? `, requiring a client certificate from ${LOCAL_TLS.ca}` : '';
     console.log(
-      `Sample consumer listening on http://127.0.0.1:${port}/events, verifying every request with the secret from ${from} (Ctrl-C stops it)`,
+      `Sample consumer listening on ${scheme}://127.0.0.1:${port}/events${mutual}, verifying every request with the secret from ${from} (Ctrl-C stops it)`,
     );
   });
   for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {

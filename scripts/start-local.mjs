@@ -4,7 +4,9 @@
  * with the local queue (messages kept in .data/queue.db) and its poller.
  * Env: PORT, DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
  * LOCAL_QUEUE_FILE (default: .data/queue.db), LOG_LEVEL (debug: everything offline and the
- * handlers print, instead of a status line every few seconds).
+ * handlers print, instead of a status line every few seconds), ENDPOINT_CA_FILE (CAs trusted for
+ * https endpoints; default: the local CA .data/tls/ca.pem, made on the first run with the client
+ * certificate deliveries present: scripts/local-tls.mjs).
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -13,6 +15,7 @@ import { DASHBOARD_PATH, startDashboard } from './dashboard/server.mjs';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local.mjs';
 import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers.mjs';
 import { lambdaInvoker } from './local-queue.mjs';
+import { ensureLocalTls } from './local-tls.mjs';
 import { startOffline } from './offline.mjs';
 import { createLocalConsole, forEachLine } from './status-line.mjs';
 import { superviseDynamoDbLocal } from './supervised-dynamodb.mjs';
@@ -105,6 +108,9 @@ async function main() {
       `DynamoDB Local at ${db.endpoint} (pid ${db.process().pid}), table ${TABLE_NAME}, data in ${DATA_DIR}`,
     );
 
+    const tls = ensureLocalTls();
+    console.log(tls.note);
+
     const debug = process.env.LOG_LEVEL === 'debug';
     const history = createMetricsHistory();
     const dashboard = await startDashboard({ history });
@@ -116,7 +122,7 @@ async function main() {
       quiet: true,
       queuePath: QUEUE_FILE,
       onDeadLetter: reportDeadLetter,
-      env: { LOCAL_DASHBOARD_URL: dashboard.url },
+      env: { LOCAL_DASHBOARD_URL: dashboard.url, ...tls.env },
     });
     running.push(offline.stop);
     record('serverless offline', offline.process.pid);
@@ -127,6 +133,13 @@ async function main() {
     // The gauges (active subscriptions and publishers) come from the function that emits them
     // every minute when deployed; here it runs as often as the status line.
     const invoke = lambdaInvoker({ port: offline.lambdaPort });
+    // The v1a signing key exists before the first subscribe, so that its initial notification
+    // carries v1a too (deployed, the daily rotateWebhookKeys and the first subscribe make it).
+    await invoke('rotateWebhookKeys', {}).catch((/** @type {unknown} */ error) =>
+      console.error(
+        `Could not make the v1a signing key yet: ${error instanceof Error ? error.message : error}`,
+      ),
+    );
     const showStatus = async () => {
       await invoke('emitGauges', {}).catch(() => undefined);
       const status = localConsole.status();

@@ -15,6 +15,7 @@ import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';
 import type { NetworkPolicy } from './network-policy';
 import { type Backoff, backoffMs, judge } from './retry-policy';
+import type { ServiceCredentials } from './sender-credentials';
 import { webhookHeaders, webhookId } from './webhook';
 
 export interface DelivererSettings {
@@ -22,6 +23,8 @@ export interface DelivererSettings {
   readonly userAgent: string;
   readonly retryWindowMs: number;
   readonly backoff: Backoff;
+  /** The TLS client identity and the `v1a` key (lib/delivery/sender-credentials.ts); none: plain v1. */
+  readonly credentials?: ServiceCredentials;
 }
 
 /** What became of one attempt, for the queue (delete, hide for a while, dead-letter) and metrics. */
@@ -88,11 +91,19 @@ export class Deliverer {
 
     const body = JSON.stringify(message.event);
     const id = webhookId(subscription.id, message.publisherId, message.event);
+    const credentials = await this.settings.credentials?.at(now, subscription.endpointUri);
     const outcome = await postJson(subscription.endpointUri, body, {
-      headers: webhookHeaders(id, body, secretsInForce(subscription.signing, now), now),
+      headers: webhookHeaders(
+        id,
+        body,
+        secretsInForce(subscription.signing, now),
+        now,
+        credentials?.signingKey,
+      ),
       timeoutMs: this.settings.timeoutMs,
       policy: this.policy,
       userAgent: this.settings.userAgent,
+      tls: credentials?.tls,
     });
     const verdict = judge(outcome, this.settings.timeoutMs);
     if (verdict.kind === 'delivered') {

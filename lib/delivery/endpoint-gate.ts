@@ -1,8 +1,10 @@
 import type { NotificationEvent } from '../domain/event';
 import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
+import { logger } from '../logger';
 import { describeFailure, postJson, probeConnection } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
+import type { ServiceCredentials } from './sender-credentials';
 import { webhookHeaders, webhookId } from './webhook';
 
 /** The subscribe-time view of consumer endpoints: the network policy, and the sanity-check POST. */
@@ -11,6 +13,7 @@ export class HttpEndpointGate implements EndpointGate {
     private readonly policy: NetworkPolicy,
     readonly timeoutMs: number,
     private readonly userAgent: string,
+    private readonly credentials: ServiceCredentials,
   ) {}
 
   async assertAllowed(endpoint: URL, deadline: number): Promise<void> {
@@ -45,17 +48,37 @@ export class HttpEndpointGate implements EndpointGate {
     deadline: number,
   ): Promise<string | undefined> {
     const body = JSON.stringify(event);
+    const now = Date.now();
+    this.prepareToSign(now);
+    const { tls, signingKey } = await this.credentials.at(now, endpointUri);
     const outcome = await postJson(endpointUri, body, {
-      headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets),
+      headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets, now, signingKey),
       timeoutMs: remaining(deadline),
       policy: this.policy,
       userAgent: this.userAgent,
+      tls,
     });
     return describeFailure(outcome, this.timeoutMs);
   }
 
-  probe(endpointUri: string, deadline: number): Promise<string | undefined> {
-    return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy });
+  async probe(endpointUri: string, deadline: number): Promise<string | undefined> {
+    const now = Date.now();
+    this.prepareToSign(now);
+    const { tls } = await this.credentials.at(now, endpointUri);
+    return probeConnection(endpointUri, { timeoutMs: remaining(deadline), policy: this.policy, tls });
+  }
+
+  /**
+   * Makes the first `v1a` key, or the next when due, beside the subscribe rather than out of the
+   * endpoint's time (a stage's very first initial notification may go out before its first key
+   * exists: it then carries `v1` only). A failure is logged; the next subscribe tries again.
+   */
+  private prepareToSign(now: number): void {
+    this.credentials
+      .prepareToSign(now)
+      .catch((error: unknown) =>
+        logger.warn('could not make the next v1a signing key; the next subscribe tries again', { error }),
+      );
   }
 }
 

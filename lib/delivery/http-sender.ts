@@ -3,6 +3,7 @@ import https from 'node:https';
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
 import { parseIp } from '../net/ip';
+import { CLOSED_AFTER_HANDSHAKE, type ClientTls, describeTlsError } from '../tls/client-tls';
 import { createPolicyLookup, ENDPOINT_FORBIDDEN, type NetworkPolicy, unbracket } from './network-policy';
 
 export type SendOutcome =
@@ -16,6 +17,8 @@ export interface PostJsonOptions {
   timeoutMs: number;
   policy: NetworkPolicy;
   userAgent: string;
+  /** For https: the service's client certificate and the trusted CAs; Node's defaults without it. */
+  tls?: ClientTls;
 }
 
 const MAX_DRAIN_BYTES = 64 * 1024;
@@ -27,6 +30,24 @@ const SOCKET_WAIT_LIMIT_MS = 10_000;
 const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000 };
 const httpAgent = /* @__PURE__ */ new http.Agent(agentOptions);
 const httpsAgent = /* @__PURE__ */ new https.Agent(agentOptions);
+
+// One agent per TLS context (a rotation reads a new one): a pooled socket is always one made with
+// the context of the delivery that reuses it. The old agent's idle sockets close by its time-out.
+const tlsAgents = new WeakMap<ClientTls, https.Agent>();
+function httpsAgentFor(tls: ClientTls | undefined): https.Agent {
+  if (!tls) return httpsAgent;
+  let agent = tlsAgents.get(tls);
+  if (!agent) {
+    agent = new https.Agent({ ...agentOptions, secureContext: tls.secureContext });
+    tlsAgents.set(tls, agent);
+  }
+  return agent;
+}
+
+/** A connection failure as a consumer reads it: TLS's own words for a handshake that failed. */
+function connectionFailure(err: NodeJS.ErrnoException): string {
+  return describeTlsError(err) ?? (err.code ? `${err.code}: ${err.message}` : err.message);
+}
 
 // One lookup per policy object, so the function is not rebuilt on every request.
 const lookups = new WeakMap<NetworkPolicy, ReturnType<typeof createPolicyLookup>>();
@@ -114,7 +135,7 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
       target,
       {
         method: 'POST',
-        agent: isHttps ? httpsAgent : httpAgent,
+        agent: isHttps ? httpsAgentFor(opts.tls) : httpAgent,
         lookup: lookupFor(opts.policy),
         headers: {
           ...opts.headers,
@@ -149,9 +170,16 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
       },
     );
     // A pooled socket skips `lookup`; re-check where it is actually connected.
+    // A socket this request connected and completed TLS on: closed before an answer, it was refused.
+    let handshook = false;
     req.on('socket', (socket: Socket) => {
       started = Date.now();
       timeOutIn(opts.timeoutMs);
+      if (socket.connecting && socket instanceof tls.TLSSocket) {
+        socket.once('secureConnect', () => {
+          handshook = true;
+        });
+      }
       if (socket.connecting || !socket.remoteAddress) return;
       const verdict = opts.policy.check(socket.remoteAddress);
       if (!verdict.allowed) {
@@ -161,21 +189,30 @@ export function postJson(url: string, body: string, opts: PostJsonOptions): Prom
     });
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err.code === ENDPOINT_FORBIDDEN) finish({ kind: 'forbidden', reason: err.message });
-      else finish({ kind: 'network-error', reason: err.code ? `${err.code}: ${err.message}` : err.message });
+      else if (handshook && !answered && err.code === 'ECONNRESET') {
+        finish({ kind: 'network-error', reason: CLOSED_AFTER_HANDSHAKE });
+      } else finish({ kind: 'network-error', reason: connectionFailure(err) });
     });
     req.end(body);
   });
 }
 
 /**
+ * How long a TLS 1.3 probe waits, after its side of the handshake, for the endpoint's verdict on the
+ * client certificate: a session ticket (accepted) or an alert (refused). An endpoint that sends
+ * neither in this time is taken to have accepted it.
+ */
+const TLS13_VERDICT_WAIT_MS = 250;
+
+/**
  * Opens a connection to the URL's host and port as a delivery would (the same network policy, the
  * address checked where it is connected to), completes the TLS handshake for https (the
- * certificate verified for the host name), and closes it without sending anything. Undefined when
- * it connected within `timeoutMs`; otherwise why not.
+ * certificate verified for the host name, the client certificate presented), and closes it without
+ * sending anything. Undefined when it connected within `timeoutMs`; otherwise why not.
  */
 export function probeConnection(
   url: string,
-  opts: Pick<PostJsonOptions, 'timeoutMs' | 'policy'>,
+  opts: Pick<PostJsonOptions, 'timeoutMs' | 'policy' | 'tls'>,
 ): Promise<string | undefined> {
   const target = new URL(url);
   const host = unbracket(target.hostname);
@@ -188,7 +225,11 @@ export function probeConnection(
   return new Promise((resolve) => {
     const options = { host, port, lookup: lookupFor(opts.policy), timeout: opts.timeoutMs };
     const socket = isHttps
-      ? tls.connect({ ...options, ...(parseIp(host) ? {} : { servername: host }) })
+      ? tls.connect({
+          ...options,
+          ...(opts.tls ? { secureContext: opts.tls.secureContext } : {}),
+          ...(parseIp(host) ? {} : { servername: host }),
+        })
       : net.connect(options);
     const finish = (failure: string | undefined) => {
       clearTimeout(timer);
@@ -201,11 +242,27 @@ export function probeConnection(
         const verdict = opts.policy.check(socket.remoteAddress);
         if (!verdict.allowed) return finish(`refused by the network policy: ${verdict.reason}`);
       }
+      // In TLS 1.3 the client's side of the handshake ends before the server has checked the client
+      // certificate: its session ticket says it accepted, an alert (an error here) that it did not.
+      if (socket instanceof tls.TLSSocket && socket.getProtocol() === 'TLSv1.3') {
+        const accepted = setTimeout(() => finish(undefined), TLS13_VERDICT_WAIT_MS);
+        socket.once('session', () => {
+          clearTimeout(accepted);
+          finish(undefined);
+        });
+        // Node's own server sends no alert: it closes the connection.
+        socket.once('close', () => {
+          clearTimeout(accepted);
+          finish(`connection failed: ${CLOSED_AFTER_HANDSHAKE}`);
+        });
+        socket.resume();
+        return;
+      }
       finish(undefined);
     });
     socket.once('error', (err: NodeJS.ErrnoException) => {
       if (err.code === ENDPOINT_FORBIDDEN) finish(`refused by the network policy: ${err.message}`);
-      else finish(`connection failed: ${err.code ? `${err.code}: ${err.message}` : err.message}`);
+      else finish(`connection failed: ${connectionFailure(err)}`);
     });
   });
 }

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, type KeyObject, sign as signAsymmetric } from 'node:crypto';
 import type { NotificationEvent } from '../domain/event';
 import { SECRET_PREFIX } from '../domain/signing-secret';
 
@@ -12,23 +12,25 @@ export function webhookId(recipient: string, publisherId: string, event: Notific
 }
 
 /**
- * Standard Webhooks v1 headers for one attempt: `webhook-signature` holds one `v1,<base64 HMAC-SHA256
- * of "{id}.{timestamp}.{body}">` per secret in force, space-separated (two during a rotation's grace
- * period). The body must be the exact bytes sent.
+ * Standard Webhooks headers for one attempt: `webhook-signature` holds one `v1,<base64 HMAC-SHA256
+ * of "{id}.{timestamp}.{body}">` per secret in force (two during a rotation's grace period) and,
+ * with the service's ed25519 key, one `v1a,<base64 ed25519 signature>` of the same content, all
+ * space-separated. The body must be the exact bytes sent.
  */
 export function webhookHeaders(
   id: string,
   body: string,
   secrets: readonly string[],
   now = Date.now(),
+  signingKey?: KeyObject,
 ): Record<string, string> {
   const timestamp = String(Math.floor(now / 1000));
   const headers: Record<string, string> = { 'webhook-id': id, 'webhook-timestamp': timestamp };
-  if (secrets.length > 0) {
-    headers['webhook-signature'] = secrets
-      .map((secret) => `v1,${sign(secret, `${id}.${timestamp}.${body}`)}`)
-      .join(' ');
-  }
+  const content = `${id}.${timestamp}.${body}`;
+  const signatures = secrets.map((secret) => `v1,${sign(secret, content)}`);
+  if (signingKey)
+    signatures.push(`v1a,${signAsymmetric(null, Buffer.from(content), signingKey).toString('base64')}`);
+  if (signatures.length > 0) headers['webhook-signature'] = signatures.join(' ');
   return headers;
 }
 

@@ -1,4 +1,5 @@
 import type { DeadLetterRecord, DeliveryStatus, Publisher, Subscription } from '../domain/model';
+import { PUBLIC_KEY_PREFIX, type PublishedWebhookKey } from '../domain/webhook-keys';
 
 /** SubscriptionInfo, with member names exactly as the OpenAPI document (lib/http/openapi.json) writes them. */
 export interface SubscriptionInfo {
@@ -74,5 +75,27 @@ export function deadLetterEvent(letter: DeadLetterRecord) {
     Source: letter.event.source,
     Id: letter.event.id,
     Time: letter.event.time,
+  };
+}
+
+/** GET /signing-keys: each key as Standard Webhooks' `whpk_…` and as a JWK (RFC 8037). */
+export function signingKeyList(keys: readonly PublishedWebhookKey[]) {
+  return {
+    Keys: keys.map((key) => ({
+      KeyId: key.id,
+      Algorithm: 'ed25519',
+      PublicKey: key.publicKey,
+      Jwk: {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: Buffer.from(key.publicKey.slice(PUBLIC_KEY_PREFIX.length), 'base64').toString('base64url'),
+        kid: key.id,
+        use: 'sig',
+        alg: 'EdDSA',
+      },
+      ValidFrom: new Date(key.validFrom).toISOString(),
+      ...(key.validUntil === undefined ? {} : { ValidUntil: new Date(key.validUntil).toISOString() }),
+      Signing: key.signing,
+    })),
   };
 }

@@ -22,6 +22,7 @@ export const ROUTES = [
   { method: 'GET', path: '/publishers/{publisherId}' },
   { method: 'DELETE', path: '/publishers/{publisherId}' },
   { method: 'POST', path: '/publishers/{publisherId}/events' },
+  { method: 'GET', path: '/signing-keys' },
   { method: 'GET', path: '/health' },
   { method: 'GET', path: '/openapi.json' },
 ] as const;

@@ -9,6 +9,8 @@
  * (`gen`, from the owner's count shards); delete-all starts a new generation, so one transaction
  * retires them all.
  */
+const webhookKeyPrefix = 'WEBHOOK-KEY#';
+
 export const INDEX = { byAddress: 'byAddress', publisherTree: 'publisherTree', byList: 'byList' } as const;
 
 /** The attributes that make up a position in each index (a page's LastEvaluatedKey there). */
@@ -83,6 +85,12 @@ export const keys = {
   health: { pk: 'HEALTH', sk: 'HEALTH' },
   /** The KMS-encrypted data key that encrypts signing secrets (deployed stages; written once). */
   signingKey: { pk: 'CONFIG', sk: 'SIGNING-KEY' },
+  /** One ed25519 key of `v1a` signatures per generation, zero-padded so that they sort in order. */
+  webhookKey: (generation: number) => ({
+    pk: 'CONFIG',
+    sk: `${webhookKeyPrefix}${String(generation).padStart(6, '0')}`,
+  }),
+  webhookKeyPrefix: 'WEBHOOK-KEY#',
 };
 
 /** Every dead letter of a subscription's partition, or those of one incarnation. */

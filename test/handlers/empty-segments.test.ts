@@ -18,6 +18,7 @@ import { handler as health } from '../../functions/health';
 import { handler as listDeadLetters } from '../../functions/list-dead-letters';
 import { handler as listDeliveries } from '../../functions/list-deliveries';
 import { handler as listPublishers } from '../../functions/list-publishers';
+import { handler as listSigningKeys } from '../../functions/list-signing-keys';
 import { handler as listSubscriptions } from '../../functions/list-subscriptions';
 import { handler as notFound } from '../../functions/not-found';
 import { handler as openApi } from '../../functions/openapi';
@@ -56,6 +57,7 @@ const HANDLERS: Record<string, unknown> = {
   'GET /publishers/{publisherId}': getPublisher,
   'DELETE /publishers/{publisherId}': deletePublisher,
   'POST /publishers/{publisherId}/events': publishEvent,
+  'GET /signing-keys': listSigningKeys,
   'GET /health': health,
   'GET /openapi.json': openApi,
 };

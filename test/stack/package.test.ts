@@ -88,6 +88,7 @@ const CONSUMER_ROUTES = [
 ];
 const OPEN_ROUTES = [
   'GET /api/ocloudNotifications/v2/health',
+  'GET /api/ocloudNotifications/v2/signing-keys',
   'GET /api/ocloudNotifications/v2/openapi.json',
   '$default',
 ];
@@ -104,6 +105,8 @@ function routes(template: Template): Record<string, { type: string; authorizer: 
   );
 }
 
+const TLS_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:endpoint-tls-AbCdEf';
+
 describe('serverless package --stage prod', () => {
   let iam: { dir: string; template: Template; keep: boolean };
   let jwt: { dir: string; template: Template; keep: boolean };
@@ -116,6 +119,7 @@ describe('serverless package --stage prod', () => {
       '--param=jwtIssuerUrl=https://issuer.example.com/',
       '--param=jwtAudience=ocloud-consumers',
       '--param=publicBaseUrl=https://notify.example.com',
+      `--param=endpointTlsSecret=${TLS_SECRET_ARN}`,
     ]);
   }, 300_000);
 
@@ -207,6 +211,7 @@ describe('serverless package --stage prod', () => {
         'dynamodb:UpdateItem',
         'kms:Decrypt',
         'kms:GenerateDataKey',
+        'secretsmanager:GetSecretValue',
         'sqs:SendMessage',
       ],
       RotateSubscriptionSecret: [
@@ -275,6 +280,7 @@ describe('serverless package --stage prod', () => {
         'dynamodb:Query',
         'dynamodb:UpdateItem',
         'kms:Decrypt',
+        'secretsmanager:GetSecretValue',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
@@ -282,6 +288,8 @@ describe('serverless package --stage prod', () => {
         'sqs:SendMessage',
       ],
       EmitGauges: ['dynamodb:Query'],
+      ListSigningKeys: ['dynamodb:Query'],
+      RotateWebhookKeys: ['dynamodb:PutItem', 'dynamodb:Query', 'kms:Decrypt', 'kms:GenerateDataKey'],
       NotFound: [],
       OpenApi: [],
     };
@@ -306,7 +314,7 @@ describe('serverless package --stage prod', () => {
             expect(text, name).toContain('/aws/lambda/ocloud-notifications-prod');
           } else {
             expect(text, name).toMatch(
-              /NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue|CleanupQueue|SigningKey/,
+              /NotificationsTable|FanOutQueue|DeliveryQueue|DeadLetterQueue|CleanupQueue|SigningKey|EndpointTlsSecret/,
             );
           }
         }
@@ -427,6 +435,49 @@ describe('serverless package --stage prod', () => {
       'ListPublishersLambdaFunction',
       'ListSubscriptionsLambdaFunction',
     ]);
+  });
+
+  it('grants the TLS client secret to the two functions that send to consumers only, and deliver only that secret and the signing key', () => {
+    const readers = (template: Template) =>
+      byType(template, 'AWS::IAM::Role').flatMap(([name, role]) =>
+        (
+          (role.Properties.Policies ?? []) as {
+            PolicyDocument: { Statement: { Action: string[]; Resource: unknown[] }[] };
+          }[]
+        )
+          .flatMap((policy) => policy.PolicyDocument.Statement)
+          .filter((statement) => statement.Action.includes('secretsmanager:GetSecretValue'))
+          .map((statement) => ({ name, resource: JSON.stringify(statement.Resource) })),
+      );
+    const granted = readers(jwt.template);
+    expect(granted.map(({ name }) => name).sort()).toEqual([
+      'CreateSubscriptionIamRoleLambdaExecution',
+      'DeliverIamRoleLambdaExecution',
+    ]);
+    for (const { resource } of granted) {
+      expect(resource).toContain(TLS_SECRET_ARN);
+      expect(resource).toContain('HasEndpointTlsSecret');
+    }
+    // Without the parameter, a name no secret has: nothing can be read.
+    for (const { resource } of readers(iam.template)) expect(resource).toContain('no-endpoint-tls-secret');
+    const deliver = (
+      (jwt.template.Resources.DeliverIamRoleLambdaExecution?.Properties.Policies ?? []) as {
+        PolicyDocument: { Statement: { Action: string[]; Resource: unknown[] }[] };
+      }[]
+    ).flatMap((policy) => policy.PolicyDocument.Statement);
+    const kms = deliver.filter((statement) => statement.Action.some((action) => action.startsWith('kms:')));
+    expect(kms).toEqual([
+      { Effect: 'Allow', Action: ['kms:Decrypt'], Resource: [{ 'Fn::GetAtt': ['SigningKey', 'Arn'] }] },
+    ]);
+    const withSecret = byType(jwt.template, 'AWS::Lambda::Function')
+      .filter(
+        ([, fn]) =>
+          (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables
+            .ENDPOINT_TLS_SECRET === TLS_SECRET_ARN,
+      )
+      .map(([name]) => name)
+      .sort();
+    expect(withSecret).toEqual(['CreateSubscriptionLambdaFunction', 'DeliverLambdaFunction']);
   });
 
   it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered, notifying the alarm topic', () => {

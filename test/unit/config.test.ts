@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadLogLevel, loadSigningConfig } from '../../lib/config';
+import {
+  ConfigError,
+  loadConfig,
+  loadEndpointTlsConfig,
+  loadLogLevel,
+  loadSigningConfig,
+  loadWebhookKeyConfig,
+} from '../../lib/config';
 import { version as packageVersion } from '../../package.json';
 import { thrown } from '../support/errors';
 
@@ -349,5 +356,67 @@ describe('loadSigningConfig', () => {
     expect(
       thrown(() => loadSigningConfig({ SIGNING_ROTATION_GRACE_SECONDS: '0' }), ConfigError).message,
     ).toMatch(/SIGNING_ROTATION_GRACE_SECONDS must be an integer from 1 to 2592000/);
+  });
+});
+
+describe('loadEndpointTlsConfig', () => {
+  it('reads files locally, a secret when deployed, and refreshes every 5 minutes by default', () => {
+    expect(loadEndpointTlsConfig({})).toEqual({
+      source: { kind: 'files', certFile: undefined, keyFile: undefined },
+      caFile: undefined,
+      refreshSeconds: 300,
+    });
+    expect(
+      loadEndpointTlsConfig({
+        ENDPOINT_TLS_SECRET: 'arn:aws:secretsmanager:…:secret:tls',
+        ENDPOINT_TLS_REFRESH_SECONDS: '60',
+      }),
+    ).toMatchObject({
+      source: { kind: 'secret', secretId: 'arn:aws:secretsmanager:…:secret:tls' },
+      refreshSeconds: 60,
+    });
+  });
+
+  it.each([
+    [{ ENDPOINT_CLIENT_CERT_FILE: 'client.pem' }, 'ENDPOINT_CLIENT_KEY_FILE'],
+    [
+      { ENDPOINT_TLS_SECRET: 'arn', ENDPOINT_CLIENT_CERT_FILE: 'c', ENDPOINT_CLIENT_KEY_FILE: 'k' },
+      'ENDPOINT_TLS_SECRET',
+    ],
+    [{ ENDPOINT_TLS_REFRESH_SECONDS: '0' }, 'ENDPOINT_TLS_REFRESH_SECONDS'],
+  ])('refuses %j, naming %s', (env, variable) => {
+    expect(thrown(() => loadEndpointTlsConfig(env), ConfigError).message).toContain(variable);
+  });
+});
+
+describe('loadWebhookKeyConfig', () => {
+  it('rotates every 90 days, lists the next key 2 days ahead and the previous 1 day after', () => {
+    expect(loadWebhookKeyConfig({})).toEqual({
+      rotationSeconds: 90 * 86400,
+      publishLeadSeconds: 2 * 86400,
+      overlapSeconds: 86400,
+      refreshSeconds: 300,
+    });
+  });
+
+  it('refuses a refresh no shorter than the lead, and a lead no shorter than the rotation', () => {
+    const refresh = thrown(
+      () =>
+        loadWebhookKeyConfig({
+          WEBHOOK_KEY_REFRESH_SECONDS: '3600',
+          WEBHOOK_KEY_PUBLISH_LEAD_SECONDS: '3600',
+        }),
+      ConfigError,
+    );
+    expect(refresh.message).toContain('WEBHOOK_KEY_REFRESH_SECONDS');
+    const lead = thrown(
+      () =>
+        loadWebhookKeyConfig({
+          WEBHOOK_KEY_ROTATION_SECONDS: '86400',
+          WEBHOOK_KEY_PUBLISH_LEAD_SECONDS: '86400',
+        }),
+      ConfigError,
+    );
+    expect(lead.message).toContain('WEBHOOK_KEY_PUBLISH_LEAD_SECONDS');
   });
 });

@@ -267,6 +267,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/signing-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys of the `v1a` (ed25519) signatures
+         * @description Every key a notification may be signed with now or soon: the one that signs (`Signing`), the next one from the moment it is made (it signs from its `ValidFrom`, days later), and the previous one until its `ValidUntil` (the overlap after a rotation). Verify a `v1a` signature with any listed key; a key no longer listed has been rotated out, and a signature made with it is not to be accepted. Open like the health check: public keys are not secret. Fetch it again at least daily.
+         */
+        get: operations["listSigningKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     notification: {
@@ -488,6 +508,42 @@ export interface components {
             title: string;
             status: number;
             detail: string;
+        };
+        SigningKeys: {
+            Keys: components["schemas"]["SigningKey"][];
+        };
+        SigningKey: {
+            /** @description The key's id (not sent with notifications: try each listed key). */
+            KeyId: string;
+            /** @constant */
+            Algorithm: "ed25519";
+            /** @description Standard Webhooks public key: `whpk_` and the base64 of the 32-byte ed25519 public key. */
+            PublicKey: string;
+            /** @description The same key as a JWK (RFC 8037). */
+            Jwk: {
+                /** @constant */
+                kty: "OKP";
+                /** @constant */
+                crv: "Ed25519";
+                x: string;
+                kid?: string;
+                /** @constant */
+                use?: "sig";
+                /** @constant */
+                alg?: "EdDSA";
+            };
+            /**
+             * Format: date-time
+             * @description When it starts (or started) to sign.
+             */
+            ValidFrom: string;
+            /**
+             * Format: date-time
+             * @description When it stops being listed: its successor's ValidFrom plus the overlap. Absent for the newest key.
+             */
+            ValidUntil?: string;
+            /** @description Whether notifications are signed with it now. */
+            Signing: boolean;
         };
     };
     responses: {
@@ -1099,6 +1155,28 @@ export interface operations {
             405: components["responses"]["MethodNotAllowed"];
         };
     };
+    listSigningKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The listed keys, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningKeys"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
     notification: {
         parameters: {
             query?: never;
@@ -1107,7 +1185,7 @@ export interface operations {
                 "webhook-id": string;
                 /** @description Unix seconds of the attempt. Reject ones far from now (standardwebhooks allows 5 minutes). */
                 "webhook-timestamp": string;
-                /** @description Standard Webhooks v1: `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` keyed with the base64-decoded part of the subscription's secret after `whsec_`. During a rotation's grace period two signatures, space-separated; accept the notification when any one verifies. */
+                /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` keyed with the base64-decoded part of the subscription's secret after `whsec_`, and `v1a,<base64 ed25519 signature of the same content>` made with the service's key listed at GET /signing-keys, all space-separated. During a secret's rotation grace period two `v1` signatures. Accept the notification when any one signature verifies (with `v1a`: under any listed key). */
                 "webhook-signature": string;
                 "User-Agent": string;
             };
