@@ -1,3 +1,4 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { logger } from '../lib/logger';
@@ -7,7 +8,8 @@ import { signingWebhookKeys } from '../lib/services';
  * Runs daily: makes the next `v1a` key when the signing key's time is nearly up (listed from now,
  * signing `WEBHOOK_KEY_PUBLISH_LEAD_SECONDS` later), so keys rotate even when no one subscribes.
  */
-export const handler = middy<unknown, void, Error, Context>().handler(async (_event, context) => {
-  logger.setContext({ requestId: context.awsRequestId, function: 'rotateWebhookKeys' });
-  await signingWebhookKeys().ensure(Date.now());
-});
+export const handler = middy<unknown, void, Error, Context>()
+  .use(injectLambdaContext(logger, { resetKeys: true }))
+  .handler(async () => {
+    await signingWebhookKeys().ensure(Date.now());
+  });
