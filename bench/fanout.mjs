@@ -102,18 +102,14 @@ async function main() {
     );
     const plainMs = Date.now() - plainStarted;
     const undelivered = SUBSCRIBERS - sink.distinct('bulk');
-    print(`\none event to ${SUBSCRIBERS} subscriptions (publish → last 2xx at a consumer)`);
-    print(`  publish answered in          ${publishMs} ms`);
-    print(`  undelivered                  ${undelivered}  ${verdict(PART, 'undelivered', undelivered, 0)}`);
-    print(
-      `  repeats                      ${repeats}  ${verdict(PART, 'repeats of the fan-out', repeats, 0)}`,
-    );
-    print(
-      `  wall time                    ${(wallMs / 1000).toFixed(2)} s (${Math.round((SUBSCRIBERS * 1000) / wallMs)}/s); longest event-loop stall ${Math.round(stalls.max / 1e6)} ms`,
-    );
-    print(
-      `  the wire: a plain POST loop  ${(plainMs / 1000).toFixed(2)} s, 64 at once: the path is ${(wallMs / plainMs).toFixed(1)}× it  (a figure, no budget)`,
-    );
+    const rate = Math.round((SUBSCRIBERS * 1000) / wallMs);
+    print(`
+one event to ${SUBSCRIBERS} subscriptions (publish → the last 2xx at a consumer)
+  publish answered in           ${publishMs} ms
+  undelivered                   ${undelivered}  ${verdict(PART, 'undelivered', undelivered, 0)}
+  repeats                       ${repeats}  ${verdict(PART, 'repeats of the fan-out', repeats, 0)}
+  wall time                     ${(wallMs / 1000).toFixed(2)} s (${rate}/s; the longest event-loop stall ${Math.round(stalls.max / 1e6)} ms)
+  the wire: a plain POST loop   ${(plainMs / 1000).toFixed(2)} s, 64 at once: the path took ${(wallMs / plainMs).toFixed(1)}× it (a figure)`);
 
     // --- a fast consumer, beside a hanging one or alone ----------------------------------------
     /**
@@ -155,17 +151,14 @@ async function main() {
     const ratios = rounds.beside.map((r, i) => quantile(r, 0.99) / quantile(rounds.alone[i] ?? [], 0.99));
     const isolation = median(ratios);
     const late = sink.outOfOrder(sequences);
-    print(
-      `\na fast consumer, ${ROUNDS} rounds of ${EVENTS} events 50 ms apart, alone and beside a hanging one by turns`,
-    );
-    print(`  alone                        ${text(rounds.alone)}`);
-    print(`  beside a hanging consumer    ${text(rounds.beside)}`);
-    print(`  each round's p99 beside / alone: ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
-    print(
-      `  isolation (their median)     ${isolation.toFixed(2)}×  ${verdict(PART, 'isolation', isolation, ISOLATION_BUDGET)}`,
-    );
-    print(`  delivered out of order       ${late}  ${verdict(PART, 'out of order', late, 0)}`);
-    print(`  repeats, all runs            ${sink.repeats()}  ${verdict(PART, 'repeats', sink.repeats(), 0)}`);
+    print(`
+a fast consumer, ${ROUNDS} rounds of ${EVENTS} events 50 ms apart, alone and beside a hanging one by turns
+  alone                         ${text(rounds.alone)}
+  beside a hanging consumer     ${text(rounds.beside)}
+  each round's p99 beside / alone ${ratios.map((r) => r.toFixed(2)).join(', ')}
+  isolation (their median)      ${isolation.toFixed(2)}×  ${verdict(PART, 'isolation', isolation, ISOLATION_BUDGET)}
+  delivered out of order        ${late}  ${verdict(PART, 'out of order', late, 0)}
+  repeats, all runs             ${sink.repeats()}  ${verdict(PART, 'repeats', sink.repeats(), 0)}`);
   } finally {
     await queue.stop();
     console.log = realLog;

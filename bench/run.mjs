@@ -9,6 +9,7 @@
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -24,45 +25,26 @@ const OWN_CODE_BUDGET_KIB = 64;
 const SAME_CALLS_BUDGET = 1.1;
 const ROUNDS = Number(process.env.ROUNDS || 21);
 const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
-const CLIENTS = { DynamoDB: 'dynamodb', SQS: 'sqs', KMS: 'kms' };
+const CLIENTS = /** @type {const} */ (['dynamodb', 'sqs', 'kms']);
 const dir = bench.workDir();
 
-/** Bundles a file or source text as serverless package does. @param {string} name @param {{ file: string } | { source: string }} entry */
-async function bundle(name, entry) {
-  const outfile = join(dir, `${name}${bench.BUNDLE_EXTENSION}`);
-  const input =
-    'file' in entry
-      ? { entryPoints: [entry.file] }
-      : {
-          stdin: {
-            contents: entry.source,
-            resolveDir: bench.PROJECT_DIR,
-            loader: /** @type {const} */ ('ts'),
-          },
-        };
-  const { metafile } = await build(bench.esbuildOptions({ ...input, outfile, metafile: true }));
+/** Bundles `entry` (or `source`, written there first) as serverless package does. @param {string} entry @param {string} [source] */
+async function bundle(entry, source) {
+  const file = source === undefined ? join(bench.PROJECT_DIR, entry) : join(dir, `${entry}.ts`);
+  if (source !== undefined) writeFileSync(file, source);
+  const outfile = join(dir, `${entry.replaceAll('/', '-')}${bench.BUNDLE_EXTENSION}`);
+  const { metafile } = await build(bench.esbuildOptions({ entryPoints: [file], outfile, metafile: true }));
   const output = Object.values(metafile?.outputs ?? {})[0];
-  return { file: outfile, bytes: output?.bytes ?? 0, inputs: output?.inputs ?? {} };
+  return { file: outfile, bytes: output?.bytes ?? 0, inputs: Object.entries(output?.inputs ?? {}) };
 }
-
-/** Bytes by source: our code (no package) and middy, the AWS SDK, the other packages. @param {Record<string, { bytesInOutput: number }>} inputs */
-function bySource(inputs) {
-  const split = { own: 0, sdk: 0, other: 0 };
-  for (const [path, { bytesInOutput }] of Object.entries(inputs)) {
-    const inPackage = path.includes('node_modules/') ? (path.split('node_modules/').at(-1) ?? '') : '@middy/';
-    const sdk = /^@(aws-sdk|smithy|aws|aws-crypto)\//.test(inPackage);
-    split[inPackage.startsWith('@middy/') ? 'own' : sdk ? 'sdk' : 'other'] += bytesInOutput;
-  }
-  return split;
-}
-const kib = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1);
 
 /** A child that loads a bundle as the Lambda runtime does (import()) and serves one event. */
 const CHILD = `const { handler } = await import(process.argv[1]);
-const response = await handler(JSON.parse(process.env.BENCH_EVENT), { awsRequestId: 'cold', getRemainingTimeInMillis: () => 10000 });
+const context = { awsRequestId: 'cold', getRemainingTimeInMillis: () => 10000 };
+const response = await handler(JSON.parse(process.env.BENCH_EVENT), context);
 process.stdout.write('\\n@@' + (response?.statusCode ?? null) + '\\n', () => process.exit(0));`;
 
-/** One cold start, spawn → answer in ms. @param {string} file @param {unknown} event @param {Record<string, string>} env */
+/** One cold start: spawn → answer, ms. @param {string} file @param {unknown} event @param {Record<string, string>} env */
 function coldStart(file, event, env) {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -79,35 +61,34 @@ function coldStart(file, event, env) {
     child.on('exit', () => {
       clearTimeout(timer);
       const status = /\n@@(\w+)\n/.exec(out)?.[1];
-      if (!status) reject(new Error(`cold start of ${file} failed:\n${out}`));
-      else resolve({ ms, status: Number(status) });
+      if (status) resolve({ ms, status: Number(status) });
+      else reject(new Error(`cold start of ${file} failed:\n${out}`));
     });
   });
 }
 
 /**
- * A bare handler: the function's AWS clients (the document client's too), and the calls of
- * `plan`, each step's at once, one step after another; a refused write counts as made.
- * @param {{ service: string, command: string }[][]} plan @param {string[]} clients `dynamodb`, `sqs`, `kms`
+ * A bare handler's source: the function's AWS clients (DynamoDB's document client too), and a
+ * handler making the calls of `steps`, a step's at once, one step after another (a refused write
+ * counts as made).
+ * @param {{ service: string, command: string }[][]} steps @param {string[]} clients
  */
-function bareSource(plan, clients) {
-  const commands = [...new Set(plan.flat().map((c) => `${c.service}.${c.command}`))].filter(
-    (c) => !c.startsWith('http'),
-  );
+function bareSource(steps, clients) {
+  const commands = [...new Set(steps.flat().map((c) => `${c.service}.${c.command}`))];
   const imports = clients.map((client) => {
-    const name = { dynamodb: 'DynamoDBClient', sqs: 'SQSClient', kms: 'KMSClient' }[client];
-    const used = commands.filter((c) => CLIENTS[/** @type {'SQS'} */ (c.split('.')[0])] === client);
-    const names = [name, ...used.map((c) => `${c.split('.')[1]}Command`)].join(', ');
-    return `import { ${names} } from '@aws-sdk/client-${client}';`;
+    const name = { dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' }[client];
+    const used = commands.filter((c) => c.startsWith(`${name}.`)).map((c) => `${c.split('.')[1]}Command`);
+    return `import { ${name}Client, ${used.join(', ')} } from '@aws-sdk/client-${client}';
+export const ${name} = ${name === 'DynamoDB' ? 'DynamoDBDocumentClient.from(new DynamoDBClient({}))' : `new ${name}Client({})`};`;
   });
+  const table = commands.filter((c) => !c.startsWith('http')).map((c) => `'${c}': ${c.split('.')[1]}Command`);
   return `import http from 'node:http';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 ${imports.join('\n')}
-const clients = { DynamoDB: DynamoDBDocumentClient.from(new DynamoDBClient({})), ${clients.includes('sqs') ? 'SQS: new SQSClient({})' : ''} };
-${clients.includes('kms') ? 'export const kms = new KMSClient({});' : ''}
-const commands = { ${commands.map((c) => `'${c}': ${c.split('.')[1]}Command`).join(', ')} };
-const post = (c) => new Promise((resolve) => http.request(c.url, { method: 'POST', headers: { 'content-type': 'application/json' } },
-  (r) => r.resume().on('end', resolve)).end(c.body));
+const clients = { ${clients.map((c) => ({ dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' })[c]).join(', ')} };
+const commands = { ${table.join(', ')} };
+const headers = { 'content-type': 'application/json' };
+const post = (c) => new Promise((end) => http.request(c.url, { method: 'POST', headers }, (r) => r.resume().on('end', end)).end(c.body));
 const call = (c) => c.service === 'http' ? post(c) : clients[c.service].send(new commands[c.service + '.' + c.command](c.input)).catch(() => 0);
 export const handler = async (steps) => {
   for (const step of steps) await Promise.all(step.map(call));
@@ -119,31 +100,29 @@ async function main() {
   bench.exitAfter(20 * 60_000);
   const read = createRequire(import.meta.url)('serverless/lib/configuration/read');
   const yml = await read(join(bench.PROJECT_DIR, 'serverless.yml'));
-  if (yml.custom?.esbuild?.config !== './esbuild.config.cjs')
-    throw new Error('serverless.yml bundles otherwise');
+  const config = yml.custom?.esbuild?.config;
+  if (config !== './esbuild.config.cjs') throw new Error(`serverless.yml bundles with ${config}`);
   /** @type {Record<string, string>} each function's handler source */
   const sources = {};
   for (const [name, fn] of Object.entries(yml.functions)) sources[name] = fn.handler.replace(/\.\w+$/, '.ts');
+  /** @type {Record<string, Awaited<ReturnType<typeof bundle>>>} */
   const bundles = Object.fromEntries(
-    await Promise.all(
-      Object.entries(sources).map(async ([name, file]) => [name, await bundle(name, { file })]),
-    ),
+    await Promise.all(Object.entries(sources).map(async ([name, file]) => [name, await bundle(file)])),
   );
-  print('bundles as serverless package builds them (esbuild.config.cjs), KiB');
-  print(
-    `function                   bundle  own code and middy (budget ≤ ${OWN_CODE_BUDGET_KIB})  AWS SDK  other packages`,
-  );
-  for (const [name, b] of Object.entries(bundles)) {
-    const split = bySource(b.inputs);
-    const check = verdict(
-      'bundle',
-      `${name}: own code and middy ${kib(split.own)} KiB`,
-      split.own / 1024,
-      OWN_CODE_BUDGET_KIB,
-    );
-    print(
-      `${name.padEnd(26)} ${kib(b.bytes).padStart(6)}  ${kib(split.own).padStart(6)} ${check.slice(-4)}                   ${kib(split.sdk).padStart(7)}  ${kib(split.other).padStart(6)}`,
-    );
+  print(`bundles as serverless package builds them (esbuild.config.cjs), KiB
+function                   bundle  own code and middy (budget ≤ ${OWN_CODE_BUDGET_KIB})  @aws-sdk, @smithy  others`);
+  const kib = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1).padStart(6);
+  for (const [name, { bytes, inputs }] of Object.entries(bundles)) {
+    const split = { own: 0, sdk: 0, other: 0 };
+    for (const [path, { bytesInOutput }] of inputs) {
+      const inPackage = path.includes('node_modules/') ? path.split('node_modules/').at(-1) : '@middy/';
+      const sdk = /^@(aws-sdk|smithy|aws|aws-crypto)\//.test(inPackage ?? '');
+      split[inPackage?.startsWith('@middy/') ? 'own' : sdk ? 'sdk' : 'other'] += bytesInOutput;
+    }
+    const figure = `${name}: own code and middy ${kib(split.own)} KiB`;
+    const pass = verdict('bundle', figure, split.own / 1024, OWN_CODE_BUDGET_KIB).slice(-4);
+    const [all, own, sdk, other] = [bytes, split.own, split.sdk, split.other].map(kib);
+    print(`${name.padEnd(26)} ${all}  ${own} ${pass}                     ${sdk}  ${other}`);
   }
   if (process.env.BENCH_SIZES_ONLY === '1') return;
 
@@ -152,10 +131,10 @@ async function main() {
   /** @type {{ url: string, body: string, at: number }[]} POSTs to consumers: subscribing's sanity check */
   const posts = [];
   const consumer = http.createServer((req, res) => {
-    const chunks = /** @type {Buffer[]} */ ([]);
-    req.on('data', (chunk) => chunks.push(chunk));
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
-      posts.push({ url: `${consumerUrl}${req.url}`, body: Buffer.concat(chunks).toString(), at: now() });
+      posts.push({ url: `${consumerUrl}${req.url}`, body, at: now() });
       res.writeHead(204).end();
     });
   });
@@ -168,66 +147,38 @@ async function main() {
     console.log = () => undefined; // the handlers' embedded metrics
     const context = () => ({ awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 10_000 });
 
-    /** An HTTP API (payload 2.0) event. @param {string} method @param {string} path @param {Record<string, string>} [params] @param {unknown} [body] */
-    const request = (method, path, params, body, principal = PRINCIPAL) => {
+    /** An HTTP API (payload 2.0) event. @param {string} method @param {string} path @param {Record<string, string>} [pathParameters] @param {unknown} [body] */
+    const request = (method, path, pathParameters, body, principal = PRINCIPAL) => {
       const rawPath = `/api/ocloudNotifications/v2${path}`;
-      const http = { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 'bench' };
-      const authorizer = { iam: { userArn: principal } };
-      const headers = {
-        host: 'notify.example.com',
-        'content-type': 'application/json',
-        'x-forwarded-proto': 'https',
-      };
-      const requestContext = { http, authorizer, requestId: randomUUID(), timeEpoch: Date.now() };
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      return {
-        version: '2.0',
-        routeKey: `${method} ${rawPath}`,
-        rawPath,
-        rawQueryString: '',
-        headers,
-        pathParameters: params,
-        body: payload,
-        isBase64Encoded: false,
-        requestContext,
-      };
+      const http = { method, path: rawPath, sourceIp: '127.0.0.1' };
+      const requestContext = { http, authorizer: { iam: { userArn: principal } }, requestId: randomUUID() };
+      const headers = { host: 'notify.example.com', 'content-type': 'application/json' };
+      const payload = { body: body === undefined ? undefined : JSON.stringify(body), isBase64Encoded: false };
+      return { version: '2.0', rawPath, headers, pathParameters, ...payload, requestContext };
     };
-    /** Sets data up through a handler in this process. @param {string} fn @param {ReturnType<typeof request>} event */
-    const setUp = async (fn, event) => {
+    /** Creates a publisher or subscription through its handler here; its id. @param {string} fn @param {ReturnType<typeof request>} event */
+    const create = async (fn, event) => {
       const response = await lib[fn](event, context());
-      if (response.statusCode >= 300) throw new Error(`${fn}: ${response.statusCode} ${response.body}`);
-      return response.body ? JSON.parse(response.body) : undefined;
+      if (response.statusCode !== 201) throw new Error(`${fn}: ${response.statusCode} ${response.body}`);
+      return JSON.parse(response.body).SubscriptionId;
     };
     const lockState = (/** @type {string} */ node) => `${node}/sync/ptp-status/lock-state`;
     const newPublisher = async (withState = true) => {
       const node = `/bench-${randomUUID().slice(0, 8)}/site-1/node-1`;
-      const record = await setUp(
-        'createPublisher',
-        request('POST', '/publishers', {}, { ResourceAddress: lockState(node) }),
-      );
-      const id = record.SubscriptionId;
-      const params = { publisherId: id };
-      if (withState)
-        await setUp(
-          'publishEvent',
-          request('POST', `/publishers/${id}/events`, params, bench.stateEvent(lockState(node), 'LOCKED')),
-        );
+      const body = { ResourceAddress: lockState(node) };
+      const id = await create('createPublisher', request('POST', '/publishers', {}, body));
+      if (withState) await lib.publish().publish(id, bench.stateEvent(lockState(node), 'LOCKED'));
       return { id, node, address: lockState(node) };
     };
-    const subscribe = (/** @type {string} */ address) => ({
-      ResourceAddress: address,
+    const subscribe = (/** @type {string} */ at) => ({
+      ResourceAddress: at,
       EndpointUri: `${consumerUrl}/${randomUUID()}`,
     });
-    const newSubscription = async (/** @type {string} */ address, principal = PRINCIPAL) =>
-      (
-        await setUp(
-          'createSubscription',
-          request('POST', '/subscriptions', {}, subscribe(address), principal),
-        )
-      ).SubscriptionId;
+    const newSubscription = (/** @type {string} */ address, principal = PRINCIPAL) =>
+      create('createSubscription', request('POST', '/subscriptions', {}, subscribe(address), principal));
     const pub = await newPublisher();
     const sub = await newSubscription(pub.node);
-    const ofSub = { subscriptionId: sub };
+    const [ofSub, ofPub] = [{ subscriptionId: sub }, { publisherId: pub.id }];
     /** @type {Record<string, () => Promise<[ReturnType<typeof request>, number]>>} each API route's next request, and its status */
     const ROUTES = {
       health: async () => [request('GET', '/health'), 200],
@@ -235,10 +186,10 @@ async function main() {
       listSubscriptions: async () => [request('GET', '/subscriptions'), 200],
       listDeliveries: async () => [request('GET', `/subscriptions/${sub}/deliveries`, ofSub), 200],
       getCurrentState: async () => [request('GET', `${pub.address}/CurrentState`), 200],
-      getPublisher: async () => [request('GET', `/publishers/${pub.id}`, { publisherId: pub.id }), 200],
+      getPublisher: async () => [request('GET', `/publishers/${pub.id}`, ofPub), 200],
       listPublishers: async () => [request('GET', '/publishers'), 200],
       createPublisher: async () => [
-        request('POST', '/publishers', {}, { ResourceAddress: lockState(`/bench-${randomUUID()}/n`) }),
+        request('POST', '/publishers', {}, { ResourceAddress: `/${randomUUID()}` }),
         201,
       ],
       deletePublisher: async () => {
@@ -247,7 +198,7 @@ async function main() {
       },
       publishEvent: async () => {
         const event = bench.stateEvent(pub.address, 'FREERUN');
-        return [request('POST', `/publishers/${pub.id}/events`, { publisherId: pub.id }, event), 202];
+        return [request('POST', `/publishers/${pub.id}/events`, ofPub, event), 202];
       },
       createSubscription: async () => [request('POST', '/subscriptions', {}, subscribe(pub.node)), 201],
       deleteSubscription: async () => {
@@ -261,58 +212,36 @@ async function main() {
       },
     };
 
-    print(
-      `\ncold start (spawn → answer), ${ROUNDS} fresh processes a side, medians; ratio: the median of the rounds'`,
-    );
-    print(
-      `function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS_BUDGET})  the calls, one step after another`,
-    );
+    print(`\ncold start (spawn → answer), ${ROUNDS} fresh processes a side, medians; the ratio: the median of the rounds'
+function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS_BUDGET})  the calls, step by step`);
     for (const [name, next] of Object.entries(ROUTES)) {
       const fn = bundles[name];
       if (!fn) throw new Error(`${name} is not a function of serverless.yml`);
-      // The route's first request in a fresh copy of the product, its clients recorded.
-      const product = await import(
-        pathToFileURL(
-          (
-            await bundle(`record-${name}`, {
-              source: `export { handler } from './${sources[name]}';
-export { documentClient } from './lib/store/dynamo-client';
-export { sqsClient } from './lib/queue/sqs-queue';
-export { kmsClient } from './lib/secrets/kms-data-key';`,
-            })
-          ).file,
-        ).href
+      // The route's first request in a fresh copy of the product, its own clients recorded.
+      const modules = ['store/dynamo-client', 'queue/sqs-queue', 'secrets/kms-data-key'].map(
+        (m) => `lib/${m}`,
       );
+      const exports = [sources[name], ...modules].map((m) => `export * from '${bench.PROJECT_DIR}${m}';`);
+      const recorded = await bundle(`record-${name}`, exports.join('\n'));
+      const product = await import(pathToFileURL(recorded.file).href);
       const [event, status] = await next();
       const recording = recordAwsCalls(product.documentClient(), product.sqsClient(), product.kmsClient());
       posts.length = 0;
       const answer = await product.handler(event, context());
-      if (answer.statusCode !== status)
-        throw new Error(`${name}: answered ${answer.statusCode}, not ${status}`);
+      if (answer.statusCode !== status) throw new Error(`${name}: answered ${answer.statusCode}`);
       const calls = [
         ...recording.take().map((c) => ({ ...c, at: c.startedAt, end: c.endedAt })),
-        ...posts.map((p) => ({ ...p, service: 'http', command: 'POST', at: p.at, end: p.at })),
+        ...posts.map(({ url, body, at }) => ({ service: 'http', command: 'POST', url, body, at, end: at })),
       ].sort((a, b) => a.at - b.at);
-      /** @type {(typeof calls)[]} steps: calls that started before the first of the step before them ended */
-      const plan = [];
+      /** @type {(typeof calls)[]} steps: a call that started before the first of a step ended joins it */
+      const steps = [];
       for (const c of calls) {
-        const step = plan.at(-1);
+        const step = steps.at(-1);
         if (step && c.at < Math.min(...step.map((s) => s.end))) step.push(c);
-        else plan.push([c]);
+        else steps.push([c]);
       }
-      const steps = plan.map((step) =>
-        step.map((c) => ({
-          service: c.service,
-          command: c.command,
-          input: 'input' in c ? c.input : undefined,
-          url: 'url' in c ? c.url : undefined,
-          body: 'body' in c ? c.body : undefined,
-        })),
-      );
-      const clients = Object.values(CLIENTS).filter((c) =>
-        Object.keys(fn.inputs).some((p) => p.includes(`/client-${c}/`)),
-      );
-      const bare = await bundle(`bare-${name}`, { source: bareSource(steps, clients) });
+      const clients = CLIENTS.filter((c) => fn.inputs.some(([path]) => path.includes(`/client-${c}/`)));
+      const bare = await bundle(`bare-${name}`, bareSource(steps, clients));
       const took = { fn: /** @type {number[]} */ ([]), same: /** @type {number[]} */ ([]) };
       for (let round = 0; round < ROUNDS; round++) {
         const [request, expected] = await next();
@@ -323,22 +252,16 @@ export { kmsClient } from './lib/secrets/kms-data-key';`,
         ];
         for (const [side, file, input, status] of round % 2 ? sides.reverse() : sides) {
           const result = await coldStart(file, input, env);
-          if (result.status !== status)
-            throw new Error(`${name} (${side}): answered ${result.status}, not ${status}`);
+          if (result.status !== status) throw new Error(`${name} (${side}): answered ${result.status}`);
           took[side].push(result.ms);
         }
       }
       const ratio = median(took.fn.map((ms, i) => ms / (took.same[i] ?? Number.NaN)));
-      const check = verdict(
-        'cold start',
-        `${name}: ${ratio.toFixed(3)}× the same calls`,
-        ratio,
-        SAME_CALLS_BUDGET,
-      );
-      const described = plan.map((step) => step.map((c) => c.command).join(' + ')).join(', ');
-      print(
-        `${name.padEnd(24)} ${median(took.fn).toFixed(1).padStart(11)}  ${median(took.same).toFixed(1).padStart(10)}  ${ratio.toFixed(3)} ${check.slice(-4)}        ${described || 'none'}`,
-      );
+      const figure = `${name}: ${ratio.toFixed(3)}× the same calls`;
+      const pass = verdict('cold start', figure, ratio, SAME_CALLS_BUDGET).slice(-4);
+      const [fnMs, sameMs] = [took.fn, took.same].map((ms) => median(ms).toFixed(1).padStart(10));
+      const described = steps.map((step) => step.map((c) => c.command).join(' + ')).join(', ');
+      print(`${name.padEnd(24)} ${fnMs}   ${sameMs}  ${ratio.toFixed(3)} ${pass}         ${described}`);
     }
   } finally {
     console.log = realLog;

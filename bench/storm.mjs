@@ -24,28 +24,19 @@ const P99_BUDGET = 1.5;
 const CONCURRENCY = 64; // requests in flight at once, as the delivery sender's 64 sockets per host
 /** The four publishers of a node: path, event type, the value sent when GNSS is lost and when it is back. */
 const KINDS = /** @type {const} */ ([
-  ['sync/ptp-status/lock-state', 'event.sync.ptp-status.ptp-state-change', 'HOLDOVER', 'LOCKED'],
-  ['sync/ptp-status/clock-class', 'event.sync.ptp-status.ptp-clock-class-change', 7, 6],
-  ['sync/sync-status/sync-state', 'event.sync.sync-status.synchronization-state-change', 'FREERUN', 'LOCKED'],
-  [
-    'sync/gnss-status/gnss-sync-status',
-    'event.sync.gnss-status.gnss-state-change',
-    'FAILURE-NOFIX',
-    'SYNCHRONIZED',
-  ],
-]).map(([path, type, lost, back]) => ({ path, type, lost, back }));
+  ['ptp-status/lock-state', 'ptp-status.ptp-state-change', 'HOLDOVER', 'LOCKED'],
+  ['ptp-status/clock-class', 'ptp-status.ptp-clock-class-change', 7, 6],
+  ['sync-status/sync-state', 'sync-status.synchronization-state-change', 'FREERUN', 'LOCKED'],
+  ['gnss-status/gnss-sync-status', 'gnss-status.gnss-state-change', 'FAILURE-NOFIX', 'SYNCHRONIZED'],
+]).map(([path, type, lost, back]) => ({ path: `sync/${path}`, type: `event.sync.${type}`, lost, back }));
 
 /** @param {string} url @param {unknown} [body] a POST's; none: a GET @param {number} [expected] else it throws */
 async function send(url, body, expected) {
   const method = body === undefined ? 'GET' : 'POST';
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
+  const headers = { 'content-type': 'application/json' };
+  const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
   const text = await response.text();
-  if (expected && response.status !== expected)
-    throw new Error(`${method} ${url}: ${response.status} ${text}`);
+  if (expected && response.status !== expected) throw new Error(`${url}: ${response.status} ${text}`);
   return { status: response.status, text };
 }
 
@@ -91,9 +82,12 @@ async function recorder(target) {
     const started = Date.now();
     await pool(entries.length, CONCURRENCY, async (i) => {
       const { headers, body } = /** @type {(typeof log)[number]} */ (entries[i]);
-      await (
-        await fetch(target, { method: 'POST', headers, body: body.replaceAll(TABLE_NAME, table) })
-      ).text();
+      const answer = await fetch(target, {
+        method: 'POST',
+        headers,
+        body: body.replaceAll(TABLE_NAME, table),
+      });
+      await answer.text();
     });
     return Date.now() - started;
   };
@@ -132,23 +126,19 @@ async function main() {
     if (!queue) throw new Error('serverless offline started without its local queue');
     // Offline's invocations but the minutely gauges' (publishes, fanOut, deliver), as it reports each.
     let invocations = 0;
-    for (const output of [offline.process.stdout, offline.process.stderr]) {
-      createInterface({ input: /** @type {import('node:stream').Readable} */ (output) }).on(
-        'line',
-        (line) => {
-          if (/\(λ: (?!emitGauges)\w+\) RequestId: .* Billed Duration/.test(line)) invocations += 1;
-        },
-      );
+    const count = (/** @type {string} */ line) => {
+      if (/\(λ: (?!emitGauges)\w+\) RequestId: .* Billed Duration/.test(line)) invocations += 1;
+    };
+    for (const input of [offline.process.stdout, offline.process.stderr]) {
+      if (input) createInterface({ input }).on('line', count);
     }
     const site = `/storm-${randomUUID().slice(0, 6)}/site-1`;
     const nodes = Array.from({ length: NODES }, (_, i) => `${site}/node-${i}`);
     const publishers = nodes.flatMap((node, n) =>
       KINDS.map((kind) => ({ node: n, kind, address: `${node}/${kind.path}`, id: '' })),
     );
-    const subscribers = [
-      ...nodes.map((node, n) => ({ address: node, path: `/node/${n}` })),
-      { address: site, path: '/site' },
-    ];
+    const subscribers = nodes.map((node, n) => ({ address: node, path: `/node/${n}` }));
+    subscribers.push({ address: site, path: '/site' });
     await each(publishers, async (p) => {
       const reply = await send(`${api}/publishers`, { ResourceAddress: p.address }, 201);
       p.id = JSON.parse(reply.text).SubscriptionId;
@@ -165,11 +155,9 @@ async function main() {
      * @param {number} seq @param {'lost' | 'back'} state @param {string} time
      */
     const storm = async (seq, state, time) => {
-      const events = publishers.map((p) => ({
-        p,
-        event: bench.stateEvent(p.address, p.kind[state], p.kind, time),
-        at: 0,
-      }));
+      const eventOf = (/** @type {(typeof publishers)[number]} */ p) =>
+        bench.stateEvent(p.address, p.kind[state], p.kind, time);
+      const events = publishers.map((p) => ({ p, event: eventOf(p), at: 0 }));
       for (const { p, event } of events) sequences.set(event.id, { series: p.address, seq });
       const repeatsBefore = sink.repeats();
       const started = Date.now();
@@ -188,9 +176,8 @@ async function main() {
       const expected = events.flatMap(({ p, event, at }) =>
         [`/node/${p.node}`, '/site'].map((path) => ({ key: `${path}|${event.id}`, at })),
       );
-      await bench
-        .until(() => expected.every((x) => sink.first.has(x.key)), 'every notification', 120_000)
-        .catch(print);
+      const all = () => expected.every((x) => sink.first.has(x.key));
+      await bench.until(all, 'every notification', 120_000).catch(print);
       const delivered = expected.filter((x) => sink.first.has(x.key));
       const latencies = delivered.map((x) => (sink.first.get(x.key) ?? 0) - x.at);
       const wallMs = Math.max(...delivered.map((x) => sink.first.get(x.key) ?? 0)) - started;
@@ -244,31 +231,20 @@ async function main() {
     const undelivered = storms.reduce((n, s) => n + s.expected.length - s.delivered.length, 0);
     const repeats = storms.reduce((n, s) => n + s.repeats, 0);
     const late = sink.outOfOrder(sequences);
-    const delivered = storms.map(
-      (s) => `${s.delivered.length} of ${s.expected.length} (+${s.repeats} repeats)`,
-    );
-    print(
-      `\nstorm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subscriptions; GNSS lost, then back`,
-    );
-    print(
-      `  events accepted (202)       ${publishers.length} in ${result.publishedIn} ms (${result.retries} retried after a 503)`,
-    );
-    print(`  notifications delivered     ${delivered.join(', then ')}`);
-    print(
-      `  latency 202 → consumer 2xx  p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (the faster storm)`,
-    );
-    print(
-      `  the floor                   ${floorMs} ms = offline's ${offlineMs.join(' or ')} ms (${result.invocations} GET /health) + the store's ${storeMs.join(' or ')} ms (its ${result.requests.length} DynamoDB requests)`,
-    );
-    print(
-      `  wall time                   ${wallMs.toFixed(0)} ms (of ${storms.map((s) => s.wallMs.toFixed(0)).join(', ')}) = ${(wallMs / floorMs).toFixed(2)}× the floor  (a figure, no budget)`,
-    );
-    print(`  undelivered                 ${undelivered}  ${verdict('storm', 'undelivered', undelivered, 0)}`);
-    print(`  repeats                     ${repeats}  ${verdict('storm', 'repeats', repeats, 0)}`);
-    print(`  delivered out of order      ${late}  ${verdict('storm', 'out of order', late, 0)}`);
-    print(
-      `  p99 / floor                 ${(p99 / floorMs).toFixed(2)}×  ${verdict('storm', 'p99 / floor', p99 / floorMs, P99_BUDGET)}`,
-    );
+    const delivered = storms.map((s) => `${s.delivered.length} of ${s.expected.length}`).join(', then ');
+    const [lost, back] = storms.map((s) => s.wallMs.toFixed(0));
+    print(`
+storm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subscriptions; GNSS lost, then back
+  events accepted (202)       ${publishers.length} in ${result.publishedIn} ms, ${result.retries} retried after a 503
+  notifications delivered     ${delivered}
+  latency 202 → consumer 2xx  p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (the faster storm)
+  the floor                   ${floorMs} ms = offline's ${offlineMs.join(' or ')} ms + the store's ${storeMs.join(' or ')} ms
+                              (${result.invocations} GET /health; the storm's ${result.requests.length} DynamoDB requests)
+  wall time                   ${wallMs} ms (${lost} lost, ${back} back) = ${(wallMs / floorMs).toFixed(2)}× the floor (a figure)
+  undelivered                 ${undelivered}  ${verdict('storm', 'undelivered', undelivered, 0)}
+  repeats                     ${repeats}  ${verdict('storm', 'repeats', repeats, 0)}
+  delivered out of order      ${late}  ${verdict('storm', 'out of order', late, 0)}
+  p99 / floor                 ${(p99 / floorMs).toFixed(2)}×  ${verdict('storm', 'p99 / floor', p99 / floorMs, P99_BUDGET)}`);
   } finally {
     await offline.stop();
     await sink.close();
