@@ -9,56 +9,25 @@
 import http from 'node:http';
 import { BatchWriteItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
 import { dynamoClient, ensureTable } from '../scripts/dynamodb-local.mjs';
+import { billedUnits as awsBilledUnits } from './aws-calls.mjs';
 import { informational, lambdaContext, listenLocal, loadFresh, pool, verdict } from './common.mjs';
+import { PRICES } from './cost-model.mjs';
 import { runSample } from './routes.mjs';
 
 /**
- * us-east-1 list prices in USD per million (GB-seconds: per GB-second), from each service's
- * pricing page (docs/benchmarks.md cites them): DynamoDB on-demand since 1 Nov 2024; SQS standard
- * queues (each 64 KB of a request's payload is one request); Lambda on arm64, the first duration
- * tier; API Gateway HTTP APIs, the first 300 million requests.
- */
-export const PRICES = {
-  writeRequestUnit: 0.625,
-  readRequestUnit: 0.125,
-  sqsRequest: 0.4,
-  lambdaRequest: 0.2,
-  lambdaGbSecond: 0.0000133334,
-  httpApiRequest: 1.0,
-};
-
-const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
-
-/**
- * The units AWS bills for one request. DynamoDB Local computes them as AWS does (item sizes
- * rounded up to 1 KB per write unit and 4 KB per read unit, half a unit for an eventually
- * consistent read, twice for a transaction, and, asked for INDEXES, the index entries written),
- * except where it reports less: a BatchGetItem key that finds no item (AWS bills it as a read of
- * the smallest item, as GetItem, which DynamoDB Local does bill) and PartiQL batches (it reports
- * nothing; each write statement is one write unit, its condition held or not: the delivery
- * cursors, the only items written that way, are a few hundred bytes and in no index), and a
- * conditional write refused (an error answer; AWS bills it a write unit, a cursor's size).
+ * The units AWS bills for one request (aws-calls.mjs: DynamoDB's report and what DynamoDB Local
+ * leaves out of it); a refused condition is answered as an error, its type in the body.
  * @param {string} op @param {any} input @param {any} output
  */
-function billedUnits(op, input, output) {
-  let units = 0;
-  for (const c of [output?.ConsumedCapacity].flat().filter(Boolean)) units += Number(c.CapacityUnits ?? 0);
-  // A refused condition is answered as an error, without units; AWS bills the write all the same.
-  if (/ConditionalCheckFailed/.test(output?.__type ?? '')) units += 1;
-  if (op === 'BatchGetItem') {
-    for (const [table, request] of Object.entries(input?.RequestItems ?? {})) {
-      const answered =
-        (output?.Responses?.[table]?.length ?? 0) + (output?.UnprocessedKeys?.[table]?.Keys?.length ?? 0);
-      units += (request.Keys.length - answered) * (request.ConsistentRead ? 1 : 0.5);
-    }
-  }
-  if (op === 'BatchExecuteStatement') {
-    units += (input?.Statements ?? []).filter(
-      (/** @type {{ Statement: string }} */ s) => !/^\s*SELECT/i.test(s.Statement),
-    ).length;
-  }
-  return READS.has(op) ? { read: units, write: 0 } : { read: 0, write: units };
-}
+const billedUnits = (op, input, output) =>
+  awsBilledUnits(
+    op,
+    input,
+    output,
+    String(output?.__type ?? '')
+      .split('#')
+      .at(-1) || undefined,
+  );
 
 /** The conditional writes an answer refuses: a request's, a transaction's, PartiQL statements'. */
 const refusedWrites = (/** @type {string} */ answer) =>
