@@ -5,7 +5,8 @@
  * with the budget table (budget-table.ts). The notification path (publish, fan-out, deliver):
  * notifications.test.ts. `npm run budgets` prints what was counted.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { recordAwsCalls } from '../../bench/aws-calls.mjs';
 import { serverlessFunctions } from '../../bench/common.mjs';
 import { handler as emitGaugesHandler } from '../../functions/emit-gauges';
 import {
@@ -17,7 +18,7 @@ import {
   registerPublisher,
 } from '../support/api';
 import { lockStateEvent } from '../support/fixtures';
-import { lambdaContext } from '../support/http-event';
+import { httpApiEvent, invoke, lambdaContext } from '../support/http-event';
 import { overBudget, printTable, type Tallied, tally } from './budget-check';
 import { CALL_BUDGETS } from './budget-table';
 import { callsOf, useBudgetHarness } from './harness';
@@ -76,6 +77,29 @@ describe('exact budgets of the HTTP routes', () => {
     expect(subscriptionId).not.toBe('');
   });
 
+  it('a cold instance unwraps the signing data key once: one GetItem and one KMS Decrypt more', async () => {
+    // A new module graph is a new Lambda instance: new clients, no data key yet.
+    vi.resetModules();
+    const [{ handler }, dynamo, sqs, kms] = await Promise.all([
+      import('../../functions/create-subscription'),
+      import('../../lib/store/dynamo-client'),
+      import('../../lib/queue/sqs-queue'),
+      import('../../lib/secrets/kms-data-key'),
+    ]);
+    const recording = recordAwsCalls(dynamo.documentClient(), sqs.sqsClient(), kms.kmsClient());
+    try {
+      const body = { ResourceAddress: `${node}/sync/ptp-status`, EndpointUri: harness().consumer.url };
+      const response = await invoke(handler, httpApiEvent({ method: 'POST', path: '/subscriptions', body }));
+      expect(response.status, response.rawBody).toBe(201);
+      const fn = 'createSubscription: a cold instance';
+      const calls = recording.take();
+      counted.push({ fn, calls: tally(calls) });
+      expect.soft(overBudget(fn, calls, CALL_BUDGETS)).toEqual([]);
+    } finally {
+      recording.stop();
+    }
+  });
+
   it('POST …/events', async () => {
     await expectWithinBudget('publishEvent', () => api.publish(publisherId, lockStateEvent({ node })), 202);
   });
@@ -107,7 +131,7 @@ describe('exact budgets of the HTTP routes', () => {
     await expectWithinBudget('deletePublisher', () => api.deletePublisher(id), 204);
   });
 
-  it('DELETE /subscriptions, and the clean-up that removes what it retired (one subscription)', async () => {
+  it('DELETE /subscriptions, and the clean-up that removes what it retired (two subscriptions)', async () => {
     await expectWithinBudget('deleteAllSubscriptions', () => api.deleteAllSubscriptions(), 204);
     const h = harness();
     h.recording.reset();
