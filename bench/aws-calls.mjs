@@ -59,6 +59,9 @@ export function inInvocation(name, run) {
   return invocations.run(invocation, run);
 }
 
+/** The invocation the caller runs in (inInvocation), if any. */
+export const currentInvocation = () => /** @type {Invocation | undefined} */ (invocations.getStore());
+
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
 
 /**
@@ -69,6 +72,8 @@ const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetI
  * - a BatchGetItem key that finds no item: AWS processes each key as a GetItem, which for a
  *   missing item bills the smallest read, 1 unit strongly consistent, 0.5 eventually
  *   (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html);
+ * - a Query that finds nothing: DynamoDB Local reports 0; AWS rounds every read up to the next
+ *   4 KB, so it bills the smallest read, 0.5 unit eventually consistent, 1 strongly (same page);
  * - a conditional write refused: AWS bills the write all the same, at least 1 unit (same page,
  *   "Conditional writes"); the answer is an error without ConsumedCapacity.
  * - a PartiQL batch (BatchExecuteStatement): DynamoDB Local reports nothing; AWS bills each
@@ -83,6 +88,9 @@ export function billedUnits(command, input, output, error) {
   let units = 0;
   for (const c of [output?.ConsumedCapacity ?? []].flat()) units += Number(c?.CapacityUnits ?? 0);
   if (error === 'ConditionalCheckFailedException') units += 1;
+  if ((command === 'Query' || command === 'Scan') && output && units === 0) {
+    units += input.ConsistentRead ? 1 : 0.5;
+  }
   if (command === 'BatchGetItem' && output) {
     for (const [table, request] of Object.entries(input.RequestItems ?? {})) {
       const answered =
