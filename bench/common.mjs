@@ -4,7 +4,7 @@
  * consumers on 127.0.0.1, statistics and verdicts. Nothing here comes from test/.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,32 +19,58 @@ const require = createRequire(import.meta.url);
 /** esbuild.config.cjs: the options serverless.yml's `custom.esbuild.config` names. */
 const BUNDLING = /** @type {Record<string, unknown>} */ (require('../esbuild.config.cjs')());
 /** The extension of the bundles serverless package deploys (`outputFileExtension`). */
-export const BUNDLE_EXTENSION = String(BUNDLING.outputFileExtension ?? '.js');
+const BUNDLE_EXTENSION = String(BUNDLING.outputFileExtension ?? '.js');
+
+const work = join(PROJECT_DIR, 'bench', '.work');
+/** A folder of this run's bundles inside the project (so they resolve node_modules), removed on exit. */
+const dir = (() => {
+  mkdirSync(work, { recursive: true });
+  const made = mkdtempSync(join(work, 'run-'));
+  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+  return made;
+})();
 
 /**
- * esbuild's options equal to what serverless-esbuild passes esbuild for esbuild.config.cjs, its
- * own options (`exclude`, `packager`, …) mapped or dropped.
- * @param {import('esbuild').BuildOptions} [overrides]
- * @returns {import('esbuild').BuildOptions}
+ * Bundles `entry` (a project file; or `source`, written to the run's folder first) with the options
+ * serverless-esbuild passes esbuild for esbuild.config.cjs (its own `exclude` mapped, the rest dropped).
+ * @param {string} entry @param {string} [source]
  */
-export function esbuildOptions(overrides = {}) {
-  const { exclude = [], packager: _p, outputFileExtension: _e, outputWorkFolder: _w, ...options } = BUNDLING;
-  return {
-    ...options,
-    external: /** @type {string[]} */ (exclude),
-    absWorkingDir: PROJECT_DIR,
-    logLevel: 'error',
-    ...overrides,
-  };
+export async function bundle(entry, source) {
+  const file = source === undefined ? join(PROJECT_DIR, entry) : join(dir, `${entry}.ts`);
+  if (source !== undefined) writeFileSync(file, source);
+  const outfile = join(dir, `${entry.replaceAll('/', '-')}${BUNDLE_EXTENSION}`);
+  const { exclude, packager: _p, outputFileExtension: _e, outputWorkFolder: _w, ...options } = BUNDLING;
+  const external = /** @type {string[]} */ (exclude ?? []);
+  const common = { absWorkingDir: PROJECT_DIR, logLevel: /** @type {const} */ ('error'), metafile: true };
+  const { metafile } = await build({ ...options, ...common, external, entryPoints: [file], outfile });
+  const output = Object.values(metafile?.outputs ?? {})[0];
+  return { file: outfile, bytes: output?.bytes ?? 0, inputs: Object.entries(output?.inputs ?? {}) };
 }
 
-/** A temporary folder inside the project (so bundles resolve node_modules), removed on exit. */
-export function workDir() {
-  const base = join(PROJECT_DIR, 'bench', '.work');
-  mkdirSync(base, { recursive: true });
-  const dir = mkdtempSync(join(base, 'run-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+/** serverless.yml as the framework's own parser reads it (its CloudFormation tags included). */
+async function serverlessYml() {
+  const yml = await require('serverless/lib/configuration/read')(join(PROJECT_DIR, 'serverless.yml'));
+  const config = yml.custom?.esbuild?.config;
+  if (config !== './esbuild.config.cjs') throw new Error(`serverless.yml bundles with ${config}`);
+  return /** @type {{ provider: { memorySize?: number }, functions: Record<string, { handler: string, memorySize?: number }> }} */ (
+    yml
+  );
+}
+
+/** Each function of serverless.yml and its handler's source (`functions/x.ts`). @returns {Promise<Record<string, string>>} */
+export async function serverlessFunctions() {
+  const { functions } = await serverlessYml();
+  return Object.fromEntries(
+    Object.entries(functions).map(([n, f]) => [n, f.handler.replace(/\.\w+$/, '.ts')]),
+  );
+}
+
+/** Each function's memory in MB: its own `memorySize`, else the provider's. @returns {Promise<Record<string, number>>} */
+export async function functionMemoryMb() {
+  const { provider, functions } = await serverlessYml();
+  return Object.fromEntries(
+    Object.entries(functions).map(([n, f]) => [n, f.memorySize ?? provider.memorySize ?? 1024]),
+  );
 }
 
 /** The environment the handlers read (serverless.yml's provider.environment, local stage). */
@@ -65,15 +91,12 @@ export function handlerEnv(/** @type {string} */ dynamoEndpoint, /** @type {stri
 
 /**
  * Points the handlers at `dynamoEndpoint` and the local queue (their environment, as in Lambda),
- * then bundles bench/entry.ts as the functions are bundled (no TypeScript runner is installed) and
- * loads it: the functions' handlers and the composition root they share, in this process.
+ * then loads bench/entry.ts bundled as the functions are: their handlers and composition root.
  * @param {string} dynamoEndpoint @param {string} queueUrl
  */
 export async function loadEntry(dynamoEndpoint, queueUrl) {
   Object.assign(process.env, handlerEnv(dynamoEndpoint, queueUrl));
-  const outfile = join(workDir(), `entry${BUNDLE_EXTENSION}`);
-  await build(esbuildOptions({ entryPoints: [join(PROJECT_DIR, 'bench', 'entry.ts')], outfile }));
-  return import(pathToFileURL(outfile).href);
+  return import(pathToFileURL((await bundle('bench/entry.ts')).file).href);
 }
 
 /**

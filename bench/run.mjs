@@ -5,16 +5,12 @@
  * a fresh Node process loading the function's bundle and serving one request, against DynamoDB
  * Local and the local queue — beside a bare handler bundled the same way with the same AWS clients
  * that makes the calls the route's first request made, as recorded from the product's own clients
- * (bench/aws-calls.mjs), and nothing else. ROUNDS (default 21) fresh processes a side, alternating.
+ * (bench/aws-calls.mjs), and nothing else. ROUNDS (default 31) fresh processes a side, alternating.
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startLocalQueue } from '../scripts/local-queue.mjs';
 import { now, recordAwsCalls } from './aws-calls.mjs';
@@ -23,20 +19,9 @@ import * as bench from './common.mjs';
 const { median, print, verdict } = bench;
 const OWN_CODE_BUDGET_KIB = 64;
 const SAME_CALLS_BUDGET = 1.1;
-const ROUNDS = Number(process.env.ROUNDS || 21);
+const ROUNDS = Number(process.env.ROUNDS || 31);
 const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
 const CLIENTS = /** @type {const} */ (['dynamodb', 'sqs', 'kms']);
-const dir = bench.workDir();
-
-/** Bundles `entry` (or `source`, written there first) as serverless package does. @param {string} entry @param {string} [source] */
-async function bundle(entry, source) {
-  const file = source === undefined ? join(bench.PROJECT_DIR, entry) : join(dir, `${entry}.ts`);
-  if (source !== undefined) writeFileSync(file, source);
-  const outfile = join(dir, `${entry.replaceAll('/', '-')}${bench.BUNDLE_EXTENSION}`);
-  const { metafile } = await build(bench.esbuildOptions({ entryPoints: [file], outfile, metafile: true }));
-  const output = Object.values(metafile?.outputs ?? {})[0];
-  return { file: outfile, bytes: output?.bytes ?? 0, inputs: Object.entries(output?.inputs ?? {}) };
-}
 
 /** A child that loads a bundle as the Lambda runtime does (import()) and serves one event. */
 const CHILD = `const { handler } = await import(process.argv[1]);
@@ -98,16 +83,10 @@ export const handler = async (steps) => {
 
 async function main() {
   bench.exitAfter(20 * 60_000);
-  const read = createRequire(import.meta.url)('serverless/lib/configuration/read');
-  const yml = await read(join(bench.PROJECT_DIR, 'serverless.yml'));
-  const config = yml.custom?.esbuild?.config;
-  if (config !== './esbuild.config.cjs') throw new Error(`serverless.yml bundles with ${config}`);
-  /** @type {Record<string, string>} each function's handler source */
-  const sources = {};
-  for (const [name, fn] of Object.entries(yml.functions)) sources[name] = fn.handler.replace(/\.\w+$/, '.ts');
-  /** @type {Record<string, Awaited<ReturnType<typeof bundle>>>} */
+  const sources = await bench.serverlessFunctions();
+  /** @type {Record<string, Awaited<ReturnType<typeof bench.bundle>>>} */
   const bundles = Object.fromEntries(
-    await Promise.all(Object.entries(sources).map(async ([name, file]) => [name, await bundle(file)])),
+    await Promise.all(Object.entries(sources).map(async ([name, file]) => [name, await bench.bundle(file)])),
   );
   print(`bundles as serverless package builds them (esbuild.config.cjs), KiB
 function                   bundle  own code and middy (budget ≤ ${OWN_CODE_BUDGET_KIB})  @aws-sdk, @smithy  others`);
@@ -222,7 +201,7 @@ function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS
         (m) => `lib/${m}`,
       );
       const exports = [sources[name], ...modules].map((m) => `export * from '${bench.PROJECT_DIR}${m}';`);
-      const recorded = await bundle(`record-${name}`, exports.join('\n'));
+      const recorded = await bench.bundle(`record-${name}`, exports.join('\n'));
       const product = await import(pathToFileURL(recorded.file).href);
       const [event, status] = await next();
       const recording = recordAwsCalls(product.documentClient(), product.sqsClient(), product.kmsClient());
@@ -241,7 +220,7 @@ function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS
         else steps.push([c]);
       }
       const clients = CLIENTS.filter((c) => fn.inputs.some(([path]) => path.includes(`/client-${c}/`)));
-      const bare = await bundle(`bare-${name}`, bareSource(steps, clients));
+      const bare = await bench.bundle(`bare-${name}`, bareSource(steps, clients));
       const took = { fn: /** @type {number[]} */ ([]), same: /** @type {number[]} */ ([]) };
       for (let round = 0; round < ROUNDS; round++) {
         const [request, expected] = await next();
