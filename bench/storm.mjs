@@ -240,7 +240,7 @@ storm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subsc
   latency 202 → consumer 2xx  p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (the faster storm)
   the floor                   ${floorMs} ms = offline's ${offlineMs.join(' or ')} ms + the store's ${storeMs.join(' or ')} ms
                               (${result.invocations} GET /health; the storm's ${result.requests.length} DynamoDB requests)
-  wall time                   ${wallMs} ms (${lost} lost, ${back} back) = ${(wallMs / floorMs).toFixed(2)}× the floor (a figure)
+  wall time                   ${wallMs.toFixed(0)} ms (${lost} lost, ${back} back) = ${(wallMs / floorMs).toFixed(2)}× the floor (a figure)
   undelivered                 ${undelivered}  ${verdict('storm', 'undelivered', undelivered, 0)}
   repeats                     ${repeats}  ${verdict('storm', 'repeats', repeats, 0)}
   delivered out of order      ${late}  ${verdict('storm', 'out of order', late, 0)}
