@@ -1,5 +1,5 @@
 /**
- * THE budget table: every AWS call each function makes for one request or queue batch, counted by
+ * The budget table: every AWS call each function makes for one request or queue batch, counted by
  * test/budgets through the product's own SDK clients, and what a notification may cost. Exact: a
  * call made once more, or once less, fails `npm test` (budget-check.ts) naming the function and
  * the call. Change a row when a change is meant to change the calls, and say why in the commit.
