@@ -152,51 +152,48 @@ export function useBudgetHarness(): () => BudgetHarness {
     const drain = async (name: PolledQueue) => {
       const fn = FUNCTIONS[name];
       const QueueUrl = queue.env[fn.url];
-      const worker = async () => {
-        for (;;) {
-          let poll: Invocation | undefined;
-          const { Messages = [] } = await inInvocation(fn.name + EVENT_SOURCE, () => {
-            poll = currentInvocation();
-            return source.send(
-              new ReceiveMessageCommand({
-                QueueUrl,
-                MaxNumberOfMessages: fn.batchSize,
-                MessageSystemAttributeNames: ['All'],
-              }),
-            );
-          });
-          if (Messages.length === 0) {
-            // The pollers' empty receives are what an idle queue costs (docs/deploy.md), not a
-            // notification: this drain's last one is left out of the count.
-            const empty = recording.calls.findIndex((call) => call.invocation === poll);
-            if (empty >= 0) recording.calls.splice(empty, 1);
-            return;
-          }
-          const event = sqsEvent(
-            name,
-            Messages.map((m) => ({
-              messageId: m.MessageId ?? '',
-              receiptHandle: m.ReceiptHandle ?? '',
-              body: m.Body ?? '',
-              receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
-              sentAt: Number(m.Attributes?.SentTimestamp ?? Date.now()),
-              firstReceivedAt: Number(m.Attributes?.ApproximateFirstReceiveTimestamp ?? Date.now()),
-            })) as Parameters<typeof sqsEvent>[1],
-          ) as unknown as SQSEvent;
-          const result = await invoke(fn.name, () => fn.handler(event, queueContext()));
-          const failed = result.batchItemFailures.map((failure) => failure.itemIdentifier);
-          if (failed.length > 0) throw new Error(`${fn.name} failed ${failed.length} record(s)`);
-          await inInvocation(fn.name + EVENT_SOURCE, () =>
-            source.send(
-              new DeleteMessageBatchCommand({
-                QueueUrl,
-                Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
-              }),
-            ),
+      for (;;) {
+        let poll: Invocation | undefined;
+        const { Messages = [] } = await inInvocation(fn.name + EVENT_SOURCE, () => {
+          poll = currentInvocation();
+          return source.send(
+            new ReceiveMessageCommand({
+              QueueUrl,
+              MaxNumberOfMessages: fn.batchSize,
+              MessageSystemAttributeNames: ['All'],
+            }),
           );
+        });
+        if (Messages.length === 0) {
+          // The pollers' empty receives are what an idle queue costs (docs/deploy.md), not a
+          // notification: this drain's last one is left out of the count.
+          const empty = recording.calls.findIndex((call) => call.invocation === poll);
+          if (empty >= 0) recording.calls.splice(empty, 1);
+          return;
         }
-      };
-      await worker();
+        const event = sqsEvent(
+          name,
+          Messages.map((m) => ({
+            messageId: m.MessageId ?? '',
+            receiptHandle: m.ReceiptHandle ?? '',
+            body: m.Body ?? '',
+            receiveCount: Number(m.Attributes?.ApproximateReceiveCount ?? 1),
+            sentAt: Number(m.Attributes?.SentTimestamp ?? Date.now()),
+            firstReceivedAt: Number(m.Attributes?.ApproximateFirstReceiveTimestamp ?? Date.now()),
+          })) as Parameters<typeof sqsEvent>[1],
+        ) as unknown as SQSEvent;
+        const result = await invoke(fn.name, () => fn.handler(event, queueContext()));
+        const failed = result.batchItemFailures.map((failure) => failure.itemIdentifier);
+        if (failed.length > 0) throw new Error(`${fn.name} failed ${failed.length} record(s)`);
+        await inInvocation(fn.name + EVENT_SOURCE, () =>
+          source.send(
+            new DeleteMessageBatchCommand({
+              QueueUrl,
+              Entries: Messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle ?? '' })),
+            }),
+          ),
+        );
+      }
     };
     harness = {
       recording,
@@ -221,13 +218,19 @@ export function useBudgetHarness(): () => BudgetHarness {
     };
   });
   afterAll(async () => {
-    harness?.recording.stop();
     eventSource?.destroy();
-    harness?.consumer.server.closeAllConnections();
-    await new Promise((resolve) => harness?.consumer.server.close(resolve));
-    await harness?.queue.stop();
-    kms?.closeAllConnections();
-    await new Promise((resolve) => kms?.close(resolve));
+    if (harness) {
+      const { consumer } = harness;
+      harness.recording.stop();
+      consumer.server.closeAllConnections();
+      await new Promise((resolve) => consumer.server.close(resolve));
+      await harness.queue.stop();
+    }
+    const standIn = kms;
+    if (standIn) {
+      standIn.closeAllConnections();
+      await new Promise((resolve) => standIn.close(resolve));
+    }
     for (const name of [...SETTINGS, ...Object.keys(harness?.queue.env ?? {})]) {
       if (saved[name] === undefined) delete process.env[name];
       else process.env[name] = saved[name];

@@ -128,7 +128,7 @@ describe('a notification, counted', () => {
     expect(path.hops, path.text).toBe(CRITICAL_PATH_BUDGET.hops);
   });
 
-  it(`${FANOUT_FLOW} of one address`, { timeout: 600_000 }, async () => {
+  it(`${FANOUT_FLOW} of one address`, { timeout: 900_000 }, async () => {
     const h = harness();
     const { node, address, publisherId } = await lockStatePublisher();
     await h.drainAll();
@@ -141,7 +141,9 @@ describe('a notification, counted', () => {
     expectFlowWithinBudget(FANOUT_FLOW, FANOUT_SUBSCRIBERS, 1);
   });
 
-  it("the storm's layout: every publisher of a site at once, one subscriber per node and one for the site", async () => {
+  it("the storm's layout: every publisher of a site at once, one subscriber per node and one for the site", {
+    timeout: 300_000,
+  }, async () => {
     const h = harness();
     const site = `/${uniqueCluster()}/site-1`;
     const nodes = Array.from({ length: STORM_NODES }, (_, i) => `${site}/node-${i + 1}`);
