@@ -1,8 +1,13 @@
-/** What bench/fanout.mjs drives, bundled by esbuild (no TypeScript runner is installed). */
-export { handler as deliverHandler } from '../functions/deliver';
-export { handler as fanOutHandler } from '../functions/fan-out';
-export { config, deliveryConfig } from '../lib/config';
-export { completedAttempt, cursorAttempt, sharedStoreCalls } from '../lib/delivery/deliverer';
+/**
+ * What the benchmarks drive in-process, bundled by esbuild as the functions are (no TypeScript
+ * runner is installed): the functions' handlers and the composition root they share, so that one
+ * bundle holds one set of the product's SDK clients.
+ */
+export { handler as createPublisher } from '../functions/create-publisher';
+export { handler as createSubscription } from '../functions/create-subscription';
+export { handler as deliver } from '../functions/deliver';
+export { handler as fanOut } from '../functions/fan-out';
+export { handler as publishEvent } from '../functions/publish-event';
 export { postJson } from '../lib/delivery/http-sender';
 export { createNetworkPolicy } from '../lib/delivery/network-policy';
-export { deliveryStore, publish, publishers, subscriptionStore } from '../lib/services';
+export { publish, publishers, subscriptionStore } from '../lib/services';

@@ -1,155 +1,254 @@
 // @ts-check
 /**
- * `npm run bench`: handler overhead, cold start and bundle size, store calls and cost — each
- * beside a bare baseline measured in the same run, each bounded in time, all traffic on 127.0.0.1.
- * (Throughput under load is not measured here: locally it would time serverless offline, not the
- * service; API Gateway and Lambda scaling set it once deployed.) Prints every figure with its budget and PASS/FAIL; exits 1 when
- * a budget fails. `node bench/run.mjs 1 3` runs only parts 1 and 3; BENCH_QUICK=1 shortens runs;
- * BENCH_SIZES_ONLY=1 makes part 2 report bundle sizes (budget: 64 KiB of our own code and middy
- * per function, the AWS SDK reported beside it) without timing cold starts. Diagnostics for
- * part 2: BENCH_FUNCTIONS=createSubscription,publishEvent times only those functions, and
- * BENCH_TRACE=1 prints each cold start's timeline (loaded, each HTTP request, answered).
+ * `npm run bench`: every function's bundle by source, with the exact budget on our own code and
+ * middy (BENCH_SIZES_ONLY=1: only that, as .ci/run checks it); then each API route's cold start —
+ * a fresh Node process loading the function's bundle and serving one request, against DynamoDB
+ * Local and the local queue — beside a bare handler bundled the same way with the same AWS clients
+ * that makes the calls the route's first request made, as recorded from the product's own clients
+ * (bench/aws-calls.mjs), and nothing else. ROUNDS (default 31) fresh processes a side, alternating.
  */
-import { openSync, writeSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startLocalQueue } from '../scripts/local-queue.mjs';
-import { storeCapacity } from './capacity.mjs';
-import { coldStarts } from './coldstart.mjs';
-import {
-  bounded,
-  bundleAll,
-  bundleBareSdk,
-  handlerEnv,
-  listenLocal,
-  loadFresh,
-  TABLE_NAME,
-  verdicts,
-  workDir,
-} from './common.mjs';
-import { handlerOverhead } from './overhead.mjs';
-import { Fixtures, ROUTES } from './routes.mjs';
+import { now, recordAwsCalls } from './aws-calls.mjs';
+import * as bench from './common.mjs';
 
-const quick = process.env.BENCH_QUICK === '1';
-// Bundle sizes and store calls are exact, so CI checks them (`BENCH_SIZES_ONLY=1 node bench/run.mjs 2 3`);
-// timings are left to runs on a quiet machine.
-const sizesOnly = process.env.BENCH_SIZES_ONLY === '1';
-const parts = new Set(process.argv.slice(2).map(Number));
-const wanted = (/** @type {number} */ n) => parts.size === 0 || parts.has(n);
+const { median, print, verdict } = bench;
+const OWN_CODE_BUDGET_KIB = 64;
+const SAME_CALLS_BUDGET = 1.1;
+const ROUNDS = Number(process.env.ROUNDS || 31);
+const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
+const CLIENTS = /** @type {const} */ (['dynamodb', 'sqs', 'kms']);
 
-// Handlers log a JSON line per request to stdout, as in Lambda. Keep that cost (the line is still
-// built and written) but send it to /dev/null; the bench's own lines go to the real stdout.
-const realStdout = process.stdout.write.bind(process.stdout);
-const print = (/** @type {string} */ line) => {
-  realStdout(`${line}\n`);
-};
-const devNull = openSync('/dev/null', 'w');
-/** @type {(chunk: string | Uint8Array, ...rest: unknown[]) => boolean} */
-const toDevNull = (chunk, ...rest) => {
-  if (typeof chunk === 'string') writeSync(devNull, chunk);
-  else writeSync(devNull, chunk);
-  const callback = rest.find((r) => typeof r === 'function');
-  if (callback) callback();
-  return true;
-};
-process.stdout.write = /** @type {typeof process.stdout.write} */ (toDevNull);
+/** A child that loads a bundle as the Lambda runtime does (import()) and serves one event. */
+const CHILD = `const { handler } = await import(process.argv[1]);
+const context = { awsRequestId: 'cold', getRemainingTimeInMillis: () => 10000 };
+const response = await handler(JSON.parse(process.env.BENCH_EVENT), context);
+process.stdout.write('\\n@@' + (response?.statusCode ?? null) + '\\n', () => process.exit(0));`;
 
-print(`# npm run bench — ${new Date().toISOString()}`);
-print(
-  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? '?'}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, ${os.platform()} ${os.release()}, Node ${process.version}, load avg ${os
-    .loadavg()
-    .map((l) => l.toFixed(2))
-    .join(' ')}`,
-);
-
-const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
-const localQueue = await startLocalQueue({ log: () => undefined });
-/** @type {http.Server | undefined} */
-let consumer;
-let failed = false;
-try {
-  await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-  const env = handlerEnv(db.endpoint, localQueue.url);
-  Object.assign(process.env, env);
-
-  // A consumer endpoint on 127.0.0.1 for the sanity-check POST; it answers 204 and counts.
-  let consumerHits = 0;
-  consumer = http.createServer((req, res) => {
-    consumerHits++;
-    req.resume();
-    req.on('end', () => res.writeHead(204).end());
+/** One cold start: spawn → answer, ms. @param {string} file @param {unknown} event @param {Record<string, string>} env */
+function coldStart(file, event, env) {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const args = ['--input-type=module', '-e', CHILD, pathToFileURL(file).href];
+    const child = spawn(process.execPath, args, { env: { ...env, BENCH_EVENT: JSON.stringify(event) } });
+    let out = '';
+    let ms = 0;
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      if (!ms && /\n@@\w+\n/.test(out)) ms = performance.now() - started;
+    });
+    child.stderr.on('data', (chunk) => (out += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('exit', () => {
+      clearTimeout(timer);
+      const status = /\n@@(\w+)\n/.exec(out)?.[1];
+      if (status) resolve({ ms, status: Number(status) });
+      else reject(new Error(`cold start of ${file} failed:\n${out}`));
+    });
   });
-  consumer.keepAliveTimeout = 60_000;
-  const consumerUrl = `${(await listenLocal(consumer)).url}/events`;
-
-  const dir = workDir();
-  const bundles = await bounded('bundling', 120_000, () => bundleAll(dir));
-  /** @type {Record<string, import('./routes.mjs').Bundle>} */
-  const handlers = {};
-  for (const b of bundles) if (!b.name.startsWith('bare')) handlers[b.name] = await loadFresh(b.file);
-  const fixtures = new Fixtures(handlers, consumerUrl, localQueue.url);
-  await bounded('seeding', 60_000, () => fixtures.seed());
-
-  const bareSdkFile = await bundleBareSdk(dir);
-  if (wanted(1)) {
-    await bounded('part 1', 300_000, () =>
-      handlerOverhead({
-        routes: ROUTES,
-        fixtures,
-        handlers,
-        print,
-        rounds: quick ? 3 : 9,
-        perRound: quick ? 20 : 80,
-        warmup: quick ? 5 : 20,
-        bareSdkFile,
-        endpoint: db.endpoint,
-      }),
-    );
-  }
-  if (wanted(2)) {
-    await bounded('part 2', 900_000, () =>
-      coldStarts({
-        bundles,
-        routes: ROUTES,
-        fixtures,
-        handlers,
-        bareSdkFile,
-        endpoint: db.endpoint,
-        env: { PATH: process.env.PATH ?? '', ...env },
-        print,
-        runs: sizesOnly ? 0 : quick ? 3 : 21,
-        warmup: quick ? 10 : 40,
-      }),
-    );
-  }
-  if (wanted(3)) {
-    /** @type {Record<string, string>} */
-    const files = Object.fromEntries(bundles.map((b) => [b.name, b.file]));
-    await bounded('part 3', 120_000, () =>
-      storeCapacity({
-        routes: ROUTES,
-        fixtures,
-        bundles: files,
-        endpoint: db.endpoint,
-        consumerHits: () => consumerHits,
-        print,
-      }),
-    );
-  }
-} catch (error) {
-  print(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-  failed = true;
-} finally {
-  consumer?.closeAllConnections();
-  consumer?.close();
-  await localQueue.stop();
-  await db.stop();
 }
 
-const failures = verdicts.filter((v) => v.pass === false);
-print(
-  `\n## Summary: ${verdicts.filter((v) => v.pass === true).length} PASS, ${failures.length} FAIL, ${verdicts.filter((v) => v.pass === null).length} informational`,
-);
-for (const f of failures) print(`FAIL  [${f.part}] ${f.figure}`);
-process.exit(failed || failures.length > 0 ? 1 : 0);
+/**
+ * A bare handler's source: the function's AWS clients (DynamoDB's document client too), and a
+ * handler making the calls of `steps`, a step's at once, one step after another (a refused write
+ * counts as made).
+ * @param {{ service: string, command: string }[][]} steps @param {string[]} clients
+ */
+function bareSource(steps, clients) {
+  const commands = [...new Set(steps.flat().map((c) => `${c.service}.${c.command}`))];
+  const imports = clients.map((client) => {
+    const name = { dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' }[client];
+    const used = commands.filter((c) => c.startsWith(`${name}.`)).map((c) => `${c.split('.')[1]}Command`);
+    return `import { ${name}Client, ${used.join(', ')} } from '@aws-sdk/client-${client}';
+export const ${name} = ${name === 'DynamoDB' ? 'DynamoDBDocumentClient.from(new DynamoDBClient({}))' : `new ${name}Client({})`};`;
+  });
+  const table = commands.filter((c) => !c.startsWith('http')).map((c) => `'${c}': ${c.split('.')[1]}Command`);
+  return `import http from 'node:http';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+${imports.join('\n')}
+const clients = { ${clients.map((c) => ({ dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' })[c]).join(', ')} };
+const commands = { ${table.join(', ')} };
+const headers = { 'content-type': 'application/json' };
+const post = (c) => new Promise((end) => http.request(c.url, { method: 'POST', headers }, (r) => r.resume().on('end', end)).end(c.body));
+const call = (c) => c.service === 'http' ? post(c) : clients[c.service].send(new commands[c.service + '.' + c.command](c.input)).catch(() => 0);
+export const handler = async (steps) => {
+  for (const step of steps) await Promise.all(step.map(call));
+  return { statusCode: 200 };
+};`;
+}
+
+async function main() {
+  bench.exitAfter(20 * 60_000);
+  const sources = await bench.serverlessFunctions();
+  /** @type {Record<string, Awaited<ReturnType<typeof bench.bundle>>>} */
+  const bundles = Object.fromEntries(
+    await Promise.all(Object.entries(sources).map(async ([name, file]) => [name, await bench.bundle(file)])),
+  );
+  print(`bundles as serverless package builds them (esbuild.config.cjs), KiB
+function                   bundle  own code and middy (budget ≤ ${OWN_CODE_BUDGET_KIB})  @aws-sdk, @smithy  others`);
+  const kib = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1).padStart(6);
+  for (const [name, { bytes, inputs }] of Object.entries(bundles)) {
+    const split = { own: 0, sdk: 0, other: 0 };
+    for (const [path, { bytesInOutput }] of inputs) {
+      const inPackage = path.includes('node_modules/') ? path.split('node_modules/').at(-1) : '@middy/';
+      const sdk = /^@(aws-sdk|smithy|aws|aws-crypto)\//.test(inPackage ?? '');
+      split[inPackage?.startsWith('@middy/') ? 'own' : sdk ? 'sdk' : 'other'] += bytesInOutput;
+    }
+    const figure = `${name}: own code and middy ${kib(split.own)} KiB`;
+    const pass = verdict('bundle', figure, split.own / 1024, OWN_CODE_BUDGET_KIB).slice(-4);
+    const [all, own, sdk, other] = [bytes, split.own, split.sdk, split.other].map(kib);
+    print(`${name.padEnd(26)} ${all}  ${own} ${pass}                     ${sdk}  ${other}`);
+  }
+  if (process.env.BENCH_SIZES_ONLY === '1') return;
+
+  const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
+  const queue = await startLocalQueue({ log: () => undefined });
+  /** @type {{ url: string, body: string, at: number }[]} POSTs to consumers: subscribing's sanity check */
+  const posts = [];
+  const consumer = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      posts.push({ url: `${consumerUrl}${req.url}`, body, at: now() });
+      res.writeHead(204).end();
+    });
+  });
+  const consumerUrl = await bench.listenLocal(consumer);
+  const realLog = console.log;
+  try {
+    await ensureTable({ endpoint: db.endpoint, tableName: bench.TABLE_NAME });
+    const env = { PATH: process.env.PATH ?? '', ...bench.handlerEnv(db.endpoint, queue.url) };
+    const lib = await bench.loadEntry(db.endpoint, queue.url);
+    console.log = () => undefined; // the handlers' embedded metrics
+    const context = () => ({ awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 10_000 });
+
+    /** An HTTP API (payload 2.0) event. @param {string} method @param {string} path @param {Record<string, string>} [pathParameters] @param {unknown} [body] */
+    const request = (method, path, pathParameters, body, principal = PRINCIPAL) => {
+      const rawPath = `/api/ocloudNotifications/v2${path}`;
+      const http = { method, path: rawPath, sourceIp: '127.0.0.1' };
+      const requestContext = { http, authorizer: { iam: { userArn: principal } }, requestId: randomUUID() };
+      const headers = { host: 'notify.example.com', 'content-type': 'application/json' };
+      const payload = { body: body === undefined ? undefined : JSON.stringify(body), isBase64Encoded: false };
+      return { version: '2.0', rawPath, headers, pathParameters, ...payload, requestContext };
+    };
+    /** Creates a publisher or subscription through its handler here; its id. @param {string} fn @param {ReturnType<typeof request>} event */
+    const create = async (fn, event) => {
+      const response = await lib[fn](event, context());
+      if (response.statusCode !== 201) throw new Error(`${fn}: ${response.statusCode} ${response.body}`);
+      return JSON.parse(response.body).SubscriptionId;
+    };
+    const lockState = (/** @type {string} */ node) => `${node}/sync/ptp-status/lock-state`;
+    const newPublisher = async (withState = true) => {
+      const node = `/bench-${randomUUID().slice(0, 8)}/site-1/node-1`;
+      const body = { ResourceAddress: lockState(node) };
+      const id = await create('createPublisher', request('POST', '/publishers', {}, body));
+      if (withState) await lib.publish().publish(id, bench.stateEvent(lockState(node), 'LOCKED'));
+      return { id, node, address: lockState(node) };
+    };
+    const subscribe = (/** @type {string} */ at) => ({
+      ResourceAddress: at,
+      EndpointUri: `${consumerUrl}/${randomUUID()}`,
+    });
+    const newSubscription = (/** @type {string} */ address, principal = PRINCIPAL) =>
+      create('createSubscription', request('POST', '/subscriptions', {}, subscribe(address), principal));
+    const pub = await newPublisher();
+    const sub = await newSubscription(pub.node);
+    const [ofSub, ofPub] = [{ subscriptionId: sub }, { publisherId: pub.id }];
+    /** @type {Record<string, () => Promise<[ReturnType<typeof request>, number]>>} each API route's next request, and its status */
+    const ROUTES = {
+      health: async () => [request('GET', '/health'), 200],
+      getSubscription: async () => [request('GET', `/subscriptions/${sub}`, ofSub), 200],
+      listSubscriptions: async () => [request('GET', '/subscriptions'), 200],
+      listDeliveries: async () => [request('GET', `/subscriptions/${sub}/deliveries`, ofSub), 200],
+      getCurrentState: async () => [request('GET', `${pub.address}/CurrentState`), 200],
+      getPublisher: async () => [request('GET', `/publishers/${pub.id}`, ofPub), 200],
+      listPublishers: async () => [request('GET', '/publishers'), 200],
+      createPublisher: async () => [
+        request('POST', '/publishers', {}, { ResourceAddress: `/${randomUUID()}` }),
+        201,
+      ],
+      deletePublisher: async () => {
+        const { id } = await newPublisher(false);
+        return [request('DELETE', `/publishers/${id}`, { publisherId: id }), 204];
+      },
+      publishEvent: async () => {
+        const event = bench.stateEvent(pub.address, 'FREERUN');
+        return [request('POST', `/publishers/${pub.id}/events`, ofPub, event), 202];
+      },
+      createSubscription: async () => [request('POST', '/subscriptions', {}, subscribe(pub.node)), 201],
+      deleteSubscription: async () => {
+        const id = await newSubscription(pub.node);
+        return [request('DELETE', `/subscriptions/${id}`, { subscriptionId: id }), 204];
+      },
+      deleteAllSubscriptions: async () => {
+        const principal = `${PRINCIPAL}-${randomUUID().slice(0, 8)}`;
+        await newSubscription(pub.node, principal);
+        return [request('DELETE', '/subscriptions', {}, undefined, principal), 204];
+      },
+    };
+
+    print(`\ncold start (spawn → answer), ${ROUNDS} fresh processes a side, medians; the ratio: the median of the rounds'
+function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS_BUDGET})  the calls, step by step`);
+    for (const [name, next] of Object.entries(ROUTES)) {
+      const fn = bundles[name];
+      if (!fn) throw new Error(`${name} is not a function of serverless.yml`);
+      // The route's first request in a fresh copy of the product, its own clients recorded.
+      const modules = ['store/dynamo-client', 'queue/sqs-queue', 'secrets/kms-data-key'].map(
+        (m) => `lib/${m}`,
+      );
+      const exports = [sources[name], ...modules].map((m) => `export * from '${bench.PROJECT_DIR}${m}';`);
+      const recorded = await bench.bundle(`record-${name}`, exports.join('\n'));
+      const product = await import(pathToFileURL(recorded.file).href);
+      const [event, status] = await next();
+      const recording = recordAwsCalls(product.documentClient(), product.sqsClient(), product.kmsClient());
+      posts.length = 0;
+      const answer = await product.handler(event, context());
+      if (answer.statusCode !== status) throw new Error(`${name}: answered ${answer.statusCode}`);
+      const calls = [
+        ...recording.take().map((c) => ({ ...c, at: c.startedAt, end: c.endedAt })),
+        ...posts.map(({ url, body, at }) => ({ service: 'http', command: 'POST', url, body, at, end: at })),
+      ].sort((a, b) => a.at - b.at);
+      /** @type {(typeof calls)[]} steps: a call that started before the first of a step ended joins it */
+      const steps = [];
+      for (const c of calls) {
+        const step = steps.at(-1);
+        if (step && c.at < Math.min(...step.map((s) => s.end))) step.push(c);
+        else steps.push([c]);
+      }
+      const clients = CLIENTS.filter((c) => fn.inputs.some(([path]) => path.includes(`/client-${c}/`)));
+      const bare = await bench.bundle(`bare-${name}`, bareSource(steps, clients));
+      const took = { fn: /** @type {number[]} */ ([]), same: /** @type {number[]} */ ([]) };
+      for (let round = 0; round < ROUNDS; round++) {
+        const [request, expected] = await next();
+        /** @type {[keyof typeof took, string, unknown, number][]} */
+        const sides = [
+          ['fn', fn.file, request, expected],
+          ['same', bare.file, steps, 200],
+        ];
+        for (const [side, file, input, status] of round % 2 ? sides.reverse() : sides) {
+          const result = await coldStart(file, input, env);
+          if (result.status !== status) throw new Error(`${name} (${side}): answered ${result.status}`);
+          took[side].push(result.ms);
+        }
+      }
+      const ratio = median(took.fn.map((ms, i) => ms / (took.same[i] ?? Number.NaN)));
+      const figure = `${name}: ${ratio.toFixed(3)}× the same calls`;
+      const pass = verdict('cold start', figure, ratio, SAME_CALLS_BUDGET).slice(-4);
+      const [fnMs, sameMs] = [took.fn, took.same].map((ms) => median(ms).toFixed(1).padStart(10));
+      const described = steps.map((step) => step.map((c) => c.command).join(' + ')).join(', ');
+      print(`${name.padEnd(24)} ${fnMs}   ${sameMs}  ${ratio.toFixed(3)} ${pass}         ${described}`);
+    }
+  } finally {
+    console.log = realLog;
+    consumer.closeAllConnections();
+    consumer.close();
+    await queue.stop();
+    await db.stop();
+  }
+}
+
+bench.runMain(main);

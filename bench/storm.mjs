@@ -2,306 +2,255 @@
 /**
  * Storm benchmark (not a test): a site-wide loss of GNSS against `npm start`'s own parts —
  * DynamoDB Local, the handlers under serverless offline, the local queue and its poller. 200 nodes
- * under one site, four publishers each (lock-state, clock-class, sync-state, gnss-state), one
- * subscriber per node and one for the whole site; every publisher publishes one event at once.
- * Prints what was delivered, the latency from each event's 202 to its consumer's 2xx and the wall
- * time beside the floor that bounds them, measured in the same run (offline's and the store's),
- * and what a notification costs in AWS, with budgets; exits non-zero when one fails. Only
- * 127.0.0.1 traffic.
+ * (NODES) under one site, four publishers each, one subscriber per node and one for the site;
+ * every publisher publishes at once. Budgets: everything delivered, in order, no repeats; the p99
+ * from each event's 202 to its consumer's 2xx against the floor measured in the same run (offline's
+ * and the store's work for the same storm). The wall time is a figure beside the floor.
  *
- *   npm run bench:storm        (NODES, default 200; STORM_VERBOSE=1 shows serverless offline's output)
+ *   npm run bench:storm        (STORM_VERBOSE=1 shows serverless offline's output)
  */
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
 import { createInterface } from 'node:readline';
-import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
+import { BatchWriteItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
+import { dynamoClient, ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
 import { startOffline } from '../scripts/offline.mjs';
 import { TABLE_NAME } from '../scripts/start-local.mjs';
-import { copyTable, countingProxy, printNotificationCost, sqsRequests } from './capacity.mjs';
-import {
-  exitAfter,
-  functionMemoryMb,
-  informational,
-  pool,
-  print,
-  quantile,
-  runMain,
-  sleep,
-  startSink,
-  until,
-  verdict,
-} from './common.mjs';
+import * as bench from './common.mjs';
 
+const { pool, print, quantile, verdict } = bench;
 const NODES = Number(process.env.NODES || 200);
-const PART = 'storm';
-const DEADLINE_MS = 20 * 60_000;
+const P99_BUDGET = 1.5;
 const CONCURRENCY = 64; // requests in flight at once, as the delivery sender's 64 sockets per host
-/** Copies of the table as the measured storm found it, where the floor replays its DynamoDB requests. */
-const REPLAY_TABLES = [1, 2].map((n) => `${TABLE_NAME}-replay-${n}`);
-/** A copy of the table as the warm-up found it, where its requests are sent again to warm DynamoDB Local. */
-const WARM_UP_TABLE = `${TABLE_NAME}-warm-up`;
-/**
- * A notification's AWS work in the runs of docs/benchmarks.md, the highest of them plus 10 %, so
- * that one more request, unit or invocation per notification fails (requests, SQS calls and
- * invocations also follow how the storm's events and deliveries fall into batches).
- */
-const COST_BUDGET = {
-  dynamoRequests: 3.6,
-  readUnits: 0.55,
-  writeUnits: 3.4,
-  sqsRequests: 1.0,
-  invocations: 0.75,
-};
-
-/** The four publishers of a node: path, event type, the value sent when GNSS is lost and the warm-up's. */
+/** The four publishers of a node: path, event type, the value sent when GNSS is lost and when it is back. */
 const KINDS = /** @type {const} */ ([
-  ['sync/ptp-status/lock-state', 'event.sync.ptp-status.ptp-state-change', 'HOLDOVER', 'LOCKED'],
-  ['sync/ptp-status/clock-class', 'event.sync.ptp-status.ptp-clock-class-change', 7, 6],
-  ['sync/sync-status/sync-state', 'event.sync.sync-status.synchronization-state-change', 'FREERUN', 'LOCKED'],
-  [
-    'sync/gnss-status/gnss-sync-status',
-    'event.sync.gnss-status.gnss-state-change',
-    'FAILURE-NOFIX',
-    'SYNCHRONIZED',
-  ],
-]).map(([path, type, value, warm]) => ({ path, type, value, warm }));
+  ['ptp-status/lock-state', 'ptp-status.ptp-state-change', 'HOLDOVER', 'LOCKED'],
+  ['ptp-status/clock-class', 'ptp-status.ptp-clock-class-change', 7, 6],
+  ['sync-status/sync-state', 'sync-status.synchronization-state-change', 'FREERUN', 'LOCKED'],
+  ['gnss-status/gnss-sync-status', 'gnss-status.gnss-state-change', 'FAILURE-NOFIX', 'SYNCHRONIZED'],
+]).map(([path, type, lost, back]) => ({ path: `sync/${path}`, type: `event.sync.${type}`, lost, back }));
 
-/** @param {string} address @param {(typeof KINDS)[number]} kind @param {string} time @param {string | number} value */
-function eventFor(address, kind, time, value) {
-  const value_type = typeof value === 'number' ? 'metric' : 'enumeration';
-  const values = [{ data_type: 'notification', ResourceAddress: address, value_type, value }];
-  const data = { version: '1.0', values };
-  return { id: randomUUID(), specversion: '1.0', source: `/${kind.path}`, type: kind.type, time, data };
-}
-
-/**
- * @param {string} url @param {unknown} [body] a POST's JSON body; none: a GET
- * @param {number} [expected] the status it must answer, else it throws
- */
+/** @param {string} url @param {unknown} [body] a POST's; none: a GET @param {number} [expected] else it throws */
 async function send(url, body, expected) {
   const method = body === undefined ? 'GET' : 'POST';
   const headers = { 'content-type': 'application/json' };
   const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
   const text = await response.text();
-  if (expected && response.status !== expected)
-    throw new Error(`${method} ${url}: HTTP ${response.status} ${text}`);
+  if (expected && response.status !== expected) throw new Error(`${url}: ${response.status} ${text}`);
   return { status: response.status, text };
 }
 
-/**
- * Runs `task` on each item, CONCURRENCY at a time, and sends nothing more after the first failure:
- * requests still sent after it would fail in the clean-up, not because of the storm.
- * @template T @param {T[]} items @param {(item: T) => Promise<unknown>} task
- */
-async function eachUntilFailure(items, task) {
-  /** @type {unknown} */
-  let failure;
+/** Runs `task` on each item, CONCURRENCY at once, and starts none after a failure. @template T @param {T[]} items @param {(item: T) => Promise<unknown>} task */
+async function each(items, task) {
+  /** @type {unknown[]} */
+  const failures = [];
   await pool(items.length, CONCURRENCY, async (i) => {
-    if (failure === undefined) await task(/** @type {T} */ (items[i])).catch((error) => (failure = error));
+    if (failures.length === 0) await task(/** @type {T} */ (items[i])).catch((error) => failures.push(error));
   });
-  if (failure !== undefined) throw failure;
+  if (failures.length > 0) throw failures[0];
+}
+
+/**
+ * The floor's recorder: a pass-through to DynamoDB Local that keeps each request as the handlers
+ * sent it, so that the floor can send the storm's requests again (`replay`, table renamed).
+ * @param {string} target DynamoDB Local
+ */
+async function recorder(target) {
+  const { hostname: host, port } = new URL(target);
+  const agent = new http.Agent({ keepAlive: true });
+  /** @type {{ headers: Record<string, string>, body: string }[]} */
+  const log = [];
+  const server = http.createServer((req, res) => {
+    const chunks = /** @type {Buffer[]} */ ([]);
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const kept = ['content-type', 'x-amz-target', 'authorization'].map((h) => [h, String(req.headers[h])]);
+      log.push({ headers: Object.fromEntries(kept), body: body.toString('utf8') });
+      const { method, url: path, headers } = req;
+      const forward = http.request({ host, port, method, path, headers, agent }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on('error', (error) => res.writeHead(502).end(String(error)));
+      forward.end(body);
+    });
+  });
+  const url = await bench.listenLocal(server);
+  /** @param {typeof log} entries @param {string} table resolves to the ms they took, CONCURRENCY at once */
+  const replay = async (entries, table) => {
+    const started = Date.now();
+    await pool(entries.length, CONCURRENCY, async (i) => {
+      const { headers, body } = /** @type {(typeof log)[number]} */ (entries[i]);
+      const answer = await fetch(target, {
+        method: 'POST',
+        headers,
+        body: body.replaceAll(TABLE_NAME, table),
+      });
+      await answer.text();
+    });
+    return Date.now() - started;
+  };
+  const close = () => {
+    agent.destroy();
+    server.closeAllConnections();
+    server.close();
+  };
+  return { url, log, replay, close };
+}
+
+/** A copy of the table as it is now, made as the product defines it. @param {string} endpoint @param {string} to */
+async function copyTable(endpoint, to) {
+  await ensureTable({ endpoint, tableName: to });
+  const client = dynamoClient(endpoint);
+  for await (const { Items = [] } of paginateScan({ client }, { TableName: TABLE_NAME })) {
+    await pool(Math.ceil(Items.length / 25), 8, async (i) => {
+      const writes = Items.slice(i * 25, i * 25 + 25).map((Item) => ({ PutRequest: { Item } }));
+      const answer = await client.send(new BatchWriteItemCommand({ RequestItems: { [to]: writes } }));
+      if (answer.UnprocessedItems?.[to]?.length) throw new Error(`copying to ${to}: items left unwritten`);
+    });
+  }
+  client.destroy();
 }
 
 async function main() {
-  exitAfter(DEADLINE_MS);
+  bench.exitAfter(20 * 60_000);
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
-  const counter = await countingProxy(db.endpoint);
-  const sink = await startSink();
-  /** @type {Awaited<ReturnType<typeof startOffline>> | undefined} */
-  let offline;
+  const store = await recorder(db.endpoint);
+  const sink = await bench.startSink();
+  await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
+  const quiet = process.env.STORM_VERBOSE !== '1';
+  const offline = await startOffline({ dynamoEndpoint: store.url, quiet, env: { LOG_LEVEL: 'error' } });
   try {
-    await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
-    offline = await startOffline({
-      dynamoEndpoint: counter.url,
-      quiet: process.env.STORM_VERBOSE !== '1',
-      env: { LOG_LEVEL: 'error' },
-    });
-    const api = offline.url;
-    const queue = offline.queue;
+    const { url: api, queue } = offline;
     if (!queue) throw new Error('serverless offline started without its local queue');
-    // Every invocation's billed duration, as offline reports it ("(λ: deliver) RequestId: … Billed Duration: 12 ms").
-    /** @type {{ fn: string, ms: number }[]} */
-    const invocations = [];
-    const onLine = (/** @type {string} */ line) => {
-      const billed = /\(λ: (\w+)\) RequestId: .* Billed Duration: (\d+) ms/.exec(line);
-      if (billed) invocations.push({ fn: String(billed[1]), ms: Number(billed[2]) });
+    // Offline's invocations but the minutely gauges' (publishes, fanOut, deliver), as it reports each.
+    let invocations = 0;
+    const count = (/** @type {string} */ line) => {
+      if (/\(λ: (?!emitGauges)\w+\) RequestId: .* Billed Duration/.test(line)) invocations += 1;
     };
-    for (const output of [offline.process.stdout, offline.process.stderr]) {
-      createInterface({ input: /** @type {import('node:stream').Readable} */ (output) }).on('line', onLine);
+    for (const input of [offline.process.stdout, offline.process.stderr]) {
+      if (input) createInterface({ input }).on('line', count);
     }
-
     const site = `/storm-${randomUUID().slice(0, 6)}/site-1`;
     const nodes = Array.from({ length: NODES }, (_, i) => `${site}/node-${i}`);
     const publishers = nodes.flatMap((node, n) =>
       KINDS.map((kind) => ({ node: n, kind, address: `${node}/${kind.path}`, id: '' })),
     );
-    const subscribers = [
-      ...nodes.map((node, n) => ({ address: node, path: `/node/${n}` })),
-      { address: site, path: '/site' },
-    ];
-    const setupStarted = Date.now();
-    await eachUntilFailure(publishers, async (p) => {
+    const subscribers = nodes.map((node, n) => ({ address: node, path: `/node/${n}` }));
+    subscribers.push({ address: site, path: '/site' });
+    await each(publishers, async (p) => {
       const reply = await send(`${api}/publishers`, { ResourceAddress: p.address }, 201);
       p.id = JSON.parse(reply.text).SubscriptionId;
     });
-    await eachUntilFailure(subscribers, (s) =>
+    await each(subscribers, (s) =>
       send(`${api}/subscriptions`, { ResourceAddress: s.address, EndpointUri: `${sink.url}${s.path}` }, 201),
     );
-    print(
-      `set up ${publishers.length} publishers and ${subscribers.length} subscriptions in ${((Date.now() - setupStarted) / 1000).toFixed(1)} s`,
-    );
 
+    /** @type {Map<string, { series: string, seq: number }>} each event's publisher and storm */
+    const sequences = new Map();
     /**
-     * Every publisher publishes one event at once; each owes two notifications (its node's
-     * subscriber and the site's).
-     * @param {(p: (typeof publishers)[number], time: string) => ReturnType<typeof eventFor>} make
+     * Every publisher publishes one event at once (retrying a 503 after a second, as an agent
+     * would); each owes two notifications, its node's subscriber's and the site's.
+     * @param {number} seq @param {'lost' | 'back'} state @param {string} time
      */
-    const storm = async (make) => {
-      const time = new Date().toISOString();
-      const events = publishers.map((p) => ({ p, event: make(p, time), acceptedAt: 0 }));
+    const storm = async (seq, state, time) => {
+      const eventOf = (/** @type {(typeof publishers)[number]} */ p) =>
+        bench.stateEvent(p.address, p.kind[state], p.kind, time);
+      const events = publishers.map((p) => ({ p, event: eventOf(p), at: 0 }));
+      for (const { p, event } of events) sequences.set(event.id, { series: p.address, seq });
+      const repeatsBefore = sink.repeats();
       const started = Date.now();
       let retries = 0;
-      await eachUntilFailure(events, async (e) => {
-        // A publisher retries a 503 after its Retry-After, as a PTP agent would; counted below.
+      await each(events, async (e) => {
         for (let attempt = 1; ; attempt++) {
           const reply = await send(`${api}/publishers/${e.p.id}/events`, e.event);
           if (reply.status === 202) break;
-          if (reply.status !== 503 || attempt >= 5)
-            throw new Error(`publish: HTTP ${reply.status} ${reply.text}`);
+          if (reply.status !== 503 || attempt >= 5) throw new Error(`publish: ${reply.status} ${reply.text}`);
           retries += 1;
-          await sleep(1000);
+          await bench.sleep(1000);
         }
-        e.acceptedAt = Date.now();
+        e.at = Date.now();
       });
       const publishedIn = Date.now() - started;
-      const expected = events.flatMap(({ p, event, acceptedAt }) =>
-        [`/node/${p.node}`, '/site'].map((path) => ({ key: `${path}|${event.id}`, acceptedAt })),
+      const expected = events.flatMap(({ p, event, at }) =>
+        [`/node/${p.node}`, '/site'].map((path) => ({ key: `${path}|${event.id}`, at })),
       );
       const all = () => expected.every((x) => sink.first.has(x.key));
-      await until(all, 'every notification', 120_000).catch((error) => print(String(error)));
+      await bench.until(all, 'every notification', 120_000).catch(print);
       const delivered = expected.filter((x) => sink.first.has(x.key));
-      const latencies = delivered.map((x) => (sink.first.get(x.key) ?? 0) - x.acceptedAt);
+      const latencies = delivered.map((x) => (sink.first.get(x.key) ?? 0) - x.at);
       const wallMs = Math.max(...delivered.map((x) => sink.first.get(x.key) ?? 0)) - started;
-      return { publishedIn, retries, expected, delivered, latencies, wallMs };
+      await bench.until(() => queue.idle(), 'the queues to drain', 120_000);
+      const repeats = sink.repeats() - repeatsBefore;
+      return { publishedIn, retries, expected, delivered, latencies, wallMs, repeats };
     };
 
-    // Warm-up: the same storm with LOCKED states a second earlier, so every worker offline starts
-    // is warm, as a Lambda fleet in a steady state is. Its own figures are not reported.
-    await copyTable(db.endpoint, TABLE_NAME, WARM_UP_TABLE);
-    counter.log.length = 0;
-    const warmTime = new Date(Date.now() - 1000).toISOString();
-    await storm((p) => eventFor(p.address, p.kind, warmTime, p.kind.warm));
-    await until(() => queue.idle(), 'the queues to drain after the warm-up', 120_000);
-    // DynamoDB Local is a JVM, and one warm-up left its compiler busy: in the measured storm its
-    // compiler threads took ~4 of its ~10 CPU-seconds (/proc/<pid>/task), on the two cores the
-    // storm shares, work AWS's DynamoDB never does on ours. The warm-up's requests sent three more
-    // times, to a copy of the table as the warm-up found it, bring that to ~1.4 (docs/benchmarks.md).
-    const warmUpRequests = [...counter.log];
-    for (let i = 0; i < 3; i++) {
-      await counter.replay(warmUpRequests, CONCURRENCY, { from: TABLE_NAME, to: WARM_UP_TABLE });
-    }
+    // Warm-up: the same storm with the states a second earlier, so every worker offline starts is
+    // warm, as a Lambda fleet in a steady state is; its requests are then sent three more times to
+    // a copy of the table as it found it, for DynamoDB Local's compiler (docs/benchmarks.md).
+    await copyTable(db.endpoint, `${TABLE_NAME}-warm-up`);
+    store.log.length = 0;
+    await storm(0, 'back', new Date(Date.now() - 1000).toISOString());
+    const warmUp = [...store.log];
+    for (let i = 0; i < 3; i++) await store.replay(warmUp, `${TABLE_NAME}-warm-up`);
 
-    /**
-     * One measured storm, every publisher's state set to `state`'s value: copies of the table as
-     * it found it (where the floor replays its DynamoDB requests), the storm, the queues drained.
-     * @param {number} round @param {'value' | 'warm'} state
-     */
-    const measuredStorm = async (round, state) => {
-      const copies = REPLAY_TABLES.map((table) => `${table}-${round}`);
-      for (const copy of copies) await copyTable(db.endpoint, TABLE_NAME, copy);
-      counter.log.length = 0;
-      invocations.length = 0;
-      const before = queue.stats();
-      const repeatsBefore = sink.repeats();
-      const result = await storm((p, time) => eventFor(p.address, p.kind, time, p.kind[state]));
-      await until(() => queue.idle(), 'the queues to drain', 120_000);
-      const after = queue.stats();
-      return {
-        ...result,
-        copies,
-        repeats: sink.repeats() - repeatsBefore,
-        dynamo: [...counter.log],
-        // Not the minutely gauges: they are no notification's work.
-        invoked: invocations.filter((i) => i.fn !== 'emitGauges'),
-        enqueued: after.delivery.sent - before.delivery.sent,
-        received: after.delivery.received - before.delivery.received,
-        sqsRequests: sqsRequests(after) - sqsRequests(before),
-      };
+    /** One measured storm, after two copies of the table as it found it, for the floor. @param {number} seq @param {'lost' | 'back'} state */
+    const measured = async (seq, state) => {
+      const copies = [1, 2].map((n) => `${TABLE_NAME}-floor-${seq}-${n}`);
+      for (const copy of copies) await copyTable(db.endpoint, copy);
+      store.log.length = 0;
+      invocations = 0;
+      const result = await storm(seq, state, new Date().toISOString());
+      return { ...result, copies, requests: [...store.log], invocations };
     };
-    // GNSS lost, then regained: two storms, and the faster is measured against its floor, as each
-    // part of the floor is the faster of two. This machine's speed wanders between runs (the same
-    // storm's CPU-seconds by up to 1.6×, docs/benchmarks.md); a wait only ever adds time.
-    const storms = [await measuredStorm(1, 'value'), await measuredStorm(2, 'warm')];
+    // GNSS lost, then back: the faster storm is measured against its floor (a wait on this machine
+    // only ever adds time), as each part of the floor is the faster of two.
+    const storms = [await measured(1, 'lost'), await measured(2, 'back')];
     const result = storms.reduce((faster, next) => (next.wallMs < faster.wallMs ? next : faster));
-    const { dynamo, invoked } = result;
 
-    // The floor, offline's part plus the store's, each the faster of two. An unmeasured burst first
-    // warms the health route, which the storm never ran 64 at once: the first burst after the storm
-    // took up to 2.8× the next ones. The storm does both parts on the same two cores: it cannot
-    // finish much sooner than their sum, whatever the handlers and the queue do.
-    const healthBurst = async () => {
+    // The floor: offline's part plus the store's, on the same two cores as the storm. Offline's:
+    // as many requests as the storm's invocations to its cheapest route, 64 at once, after a burst
+    // that warms it (the storm never ran it). The store's: the storm's DynamoDB requests again.
+    const health = async () => {
       const started = Date.now();
-      await eachUntilFailure(invoked, () => send(`${api}/health`, undefined, 200));
+      await each(Array.from({ length: result.invocations }), () => send(`${api}/health`, undefined, 200));
       return Date.now() - started;
     };
-    await healthBurst();
+    await health();
     const offlineMs = [];
-    const replays = [];
+    const storeMs = [];
     for (const copy of result.copies) {
-      offlineMs.push(await healthBurst());
-      replays.push(await counter.replay(dynamo, CONCURRENCY, { from: TABLE_NAME, to: copy }));
+      offlineMs.push(await health());
+      storeMs.push(await store.replay(result.requests, copy));
     }
-    const offlineFloorMs = Math.min(...offlineMs);
-    const storeFloorMs = Math.min(...replays.map((r) => r.ms));
-    const floorMs = offlineFloorMs + storeFloorMs;
+    const floorMs = Math.min(...offlineMs) + Math.min(...storeMs);
 
-    // The wire: the same notifications POSTed straight to the same consumers.
-    const plainStarted = Date.now();
-    await eachUntilFailure(result.expected, (x) => send(`${sink.url}/plain${x.key}`, {}));
-    const plainMs = Date.now() - plainStarted;
-
-    const { latencies, expected, wallMs } = result;
+    const { latencies, wallMs } = result;
     const p99 = quantile(latencies, 0.99);
     const undelivered = storms.reduce((n, s) => n + s.expected.length - s.delivered.length, 0);
-    const refused = [dynamo.reduce((n, e) => n + e.refused, 0), ...replays.map((r) => r.refused)];
-    print(
-      [
-        '',
-        `site-wide storm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subscriptions`,
-        `  events accepted (202)          ${publishers.length} in ${result.publishedIn} ms (${result.retries} publishes retried after a 503)`,
-        `  notifications                  ${storms.map((s) => `${s.delivered.length} of ${s.expected.length} delivered (+${s.repeats} repeats)`).join(', then ')}`,
-        // A repeat comes either from a delivery message enqueued twice or from one received twice.
-        `  delivery messages              ${storms.map((s) => `${s.enqueued} enqueued, ${s.received} received`).join(', then ')}`,
-        `  latency 202 → consumer 2xx    p50 ${quantile(latencies, 0.5)} ms, p99 ${p99} ms, max ${Math.max(...latencies)} ms`,
-        `  storm wall time               ${wallMs} ms (first publish → last 2xx; the faster of ${storms.map((s) => s.wallMs).join(' and ')} ms, GNSS lost then regained)`,
-        `  the floor                     ${floorMs} ms = offline's ${offlineFloorMs} ms + the store's ${storeFloorMs} ms`,
-        `    offline's                   faster of ${offlineMs.join(' and ')} ms: ${invoked.length} GET /health (the storm's publishes and invocations), ${CONCURRENCY} at once`,
-        `    the store's                 faster of ${replays.map((r) => r.ms).join(' and ')} ms: the storm's ${dynamo.length} DynamoDB requests sent again to a copy of the table as it found it, ${CONCURRENCY} at once`,
-        `    conditional writes refused  ${refused[0]} in the storm, ${refused.slice(1).join(' and ')} in the replays`,
-        `  the wire: a plain POST loop   ${plainMs} ms for the same ${expected.length} notifications, ${CONCURRENCY} at once (the storm is ${(wallMs / plainMs).toFixed(1)}× it)  ${informational(PART, 'plain loop')}`,
-        `  undelivered                    ${undelivered}  ${verdict(PART, 'undelivered', undelivered, 0)}`,
-        `  p99 / floor                    ${(p99 / floorMs).toFixed(2)}×  ${verdict(PART, 'p99 / floor', p99 / floorMs, 1.5)}`,
-        `  wall time / floor              ${(wallMs / floorMs).toFixed(2)}×  ${verdict(PART, 'wall / floor', wallMs / floorMs, 1.5)}`,
-      ].join('\n'),
-    );
-    printNotificationCost(
-      PART,
-      print,
-      {
-        notifications: expected.length,
-        dynamo,
-        sqsRequests: result.sqsRequests,
-        invocations: invoked,
-        memoryMb: await functionMemoryMb(),
-        apiRequests: publishers.length,
-      },
-      COST_BUDGET,
-    );
+    const repeats = storms.reduce((n, s) => n + s.repeats, 0);
+    const late = sink.outOfOrder(sequences);
+    const delivered = storms.map((s) => `${s.delivered.length} of ${s.expected.length}`).join(', then ');
+    const [lost, back] = storms.map((s) => s.wallMs.toFixed(0));
+    print(`
+storm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subscriptions; GNSS lost, then back
+  events accepted (202)       ${publishers.length} in ${result.publishedIn} ms, ${result.retries} retried after a 503
+  notifications delivered     ${delivered}
+  latency 202 → consumer 2xx  p50 ${quantile(latencies, 0.5).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms (the faster storm)
+  the floor                   ${floorMs} ms = offline's ${offlineMs.join(' or ')} ms + the store's ${storeMs.join(' or ')} ms
+                              (${result.invocations} GET /health; the storm's ${result.requests.length} DynamoDB requests)
+  wall time                   ${wallMs.toFixed(0)} ms (${lost} lost, ${back} back) = ${(wallMs / floorMs).toFixed(2)}× the floor (a figure)
+  undelivered                 ${undelivered}  ${verdict('storm', 'undelivered', undelivered, 0)}
+  repeats                     ${repeats}  ${verdict('storm', 'repeats', repeats, 0)}
+  delivered out of order      ${late}  ${verdict('storm', 'out of order', late, 0)}
+  p99 / floor                 ${(p99 / floorMs).toFixed(2)}×  ${verdict('storm', 'p99 / floor', p99 / floorMs, P99_BUDGET)}`);
   } finally {
-    await offline?.stop();
+    await offline.stop();
     await sink.close();
-    await counter.close();
+    store.close();
     await db.stop();
   }
 }
 
-runMain(main);
+bench.runMain(main);

@@ -21,7 +21,8 @@ const PARALLEL_BATCHES = 25;
 const FAILED_ENTRY_SENDS = 3;
 
 // One client per process, kept at module scope so a Lambda reuses it (and its connections) across
-// invocations; built on first use so that functions which never enqueue do not pay for it.
+// invocations; built on first use so that functions which never enqueue do not pay for it. Exported
+// so that whoever counts the functions' SQS calls counts this very client's.
 let client: SQSClient | undefined;
 
 /**
@@ -30,7 +31,7 @@ let client: SQSClient | undefined;
  * that a queue that does not answer turns into a quick 503 rather than a Lambda time-out. A call
  * goes to its queue URL's host (the client's default), so the local queue needs no endpoint.
  */
-function sqsClient(): SQSClient {
+export function sqsClient(): SQSClient {
   client ??= new SQSClient({
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },

@@ -8,6 +8,19 @@ export interface Kms {
   decrypt(keyId: string, ciphertext: Buffer): Promise<Buffer>;
 }
 
+// One client per process, built on first use (only a cold start's unwrapping, or the stack's
+// first subscribe, calls KMS). Exported so that whoever counts the functions' KMS calls counts
+// this very client's.
+let client: KMSClient | undefined;
+
+export function kmsClient(): KMSClient {
+  client ??= new KMSClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
+  return client;
+}
+
 /**
  * KMS through the AWS SDK's client (AWS_ENDPOINT_URL_KMS, when set, is read by the SDK itself).
  * Its standard retry strategy is the call's one retry policy; what still fails is a 503: with
@@ -15,10 +28,7 @@ export interface Kms {
  * logged through the cause, never shown to the client).
  */
 export function awsKms(): Kms {
-  const client = new KMSClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-  });
+  const client = kmsClient();
   const call = async <T>(send: () => Promise<T>): Promise<T> => {
     try {
       return await send();

@@ -1,7 +1,4 @@
-/**
- * The store's transactions as pure builders, free of the SDK: the stores send them, and the
- * bench's baselines send exactly the same ones.
- */
+/** The store's transactions as pure builders, free of the SDK: the stores send them. */
 import type { EventToAccept, InitialNotification, Publisher, Subscription } from '../domain/model';
 import type { TransactItem } from './dynamo-table';
 import { publisherItem, publisherStateItem, subscriptionItem } from './items';

@@ -1,0 +1,92 @@
+/**
+ * The budget table: every AWS call each function makes for one request or queue batch, counted by
+ * test/budgets through the product's own SDK clients, and what a notification may cost. Exact: a
+ * call made once more, or once less, fails `npm test` (budget-check.ts) naming the function and
+ * the call. Change a row when a change is meant to change the calls, and say why in the commit.
+ */
+
+/** Requests and the read and write units AWS bills for them (index entries included), per invocation. */
+export interface CallBudget {
+  fn: string;
+  /** `<service> <operation>`, as the SDK sends it. */
+  call: string;
+  requests: number;
+  read: number;
+  write: number;
+}
+
+/** The call of a row saying that a function makes no AWS call at all. */
+export const NO_CALL = '(no AWS call)';
+
+// biome-ignore format: a table, one row per function and call
+export const CALL_BUDGETS: readonly CallBudget[] = [
+  { fn: "createSubscription: the stack's first", call: 'DynamoDB BatchGetItem',          requests:  1, read:   3, write:  0 },
+  { fn: "createSubscription: the stack's first", call: 'DynamoDB GetItem',               requests:  2, read:   2, write:  0 },
+  { fn: "createSubscription: the stack's first", call: 'KMS GenerateDataKey',            requests:  1, read:   0, write:  0 },
+  { fn: "createSubscription: the stack's first", call: 'DynamoDB PutItem',               requests:  1, read:   0, write:  1 },
+  { fn: "createSubscription: the stack's first", call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 12 },
+  { fn: 'createSubscription',                    call: 'DynamoDB BatchGetItem',          requests:  3, read:   5, write:  0 },
+  { fn: 'createSubscription',                    call: 'DynamoDB Query',                 requests:  2, read:   1, write:  0 },
+  { fn: 'createSubscription',                    call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 12 },
+  { fn: 'createSubscription',                    call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'createSubscription: a cold instance',   call: 'DynamoDB BatchGetItem',          requests:  3, read:   5, write:  0 },
+  { fn: 'createSubscription: a cold instance',   call: 'DynamoDB Query',                 requests:  2, read:   1, write:  0 },
+  { fn: 'createSubscription: a cold instance',   call: 'DynamoDB GetItem',               requests:  2, read:   2, write:  0 },
+  { fn: 'createSubscription: a cold instance',   call: 'KMS Decrypt',                    requests:  1, read:   0, write:  0 },
+  { fn: 'createSubscription: a cold instance',   call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 12 },
+  { fn: 'publishEvent',                          call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write:  4 },
+  { fn: 'publishEvent',                          call: 'SQS SendMessageBatch',           requests:  1, read:   0, write:  0 },
+  { fn: 'fanOut',                                call: 'DynamoDB Query',                 requests:  6, read:   3, write:  0 },
+  { fn: 'fanOut',                                call: 'SQS SendMessageBatch',           requests:  1, read:   0, write:  0 },
+  { fn: 'deliver',                               call: 'DynamoDB BatchGetItem',          requests:  2, read:   2, write:  0 },
+  { fn: 'deliver',                               call: 'DynamoDB UpdateItem',            requests:  1, read:   0, write:  1 },
+  { fn: 'deliver',                               call: 'DynamoDB BatchExecuteStatement', requests:  1, read:   0, write:  1 },
+  { fn: 'getSubscription',                       call: 'DynamoDB BatchGetItem',          requests:  1, read:   2, write:  0 },
+  { fn: 'listSubscriptions',                     call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'listSubscriptions',                     call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
+  { fn: 'rotateSubscriptionSecret',              call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'rotateSubscriptionSecret',              call: 'DynamoDB UpdateItem',            requests:  1, read:   0, write:  3 },
+  { fn: 'listDeliveries',                        call: 'DynamoDB BatchGetItem',          requests:  1, read:   2, write:  0 },
+  { fn: 'listDeliveries',                        call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
+  { fn: 'listDeadLetters',                       call: 'DynamoDB BatchGetItem',          requests:  1, read:   2, write:  0 },
+  { fn: 'listDeadLetters',                       call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
+  { fn: 'redriveDeadLetters',                    call: 'DynamoDB BatchGetItem',          requests:  1, read:   2, write:  0 },
+  { fn: 'redriveDeadLetters',                    call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
+  { fn: 'deleteSubscription',                    call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'deleteSubscription',                    call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write:  8 },
+  { fn: 'deleteSubscription',                    call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
+  { fn: 'getCurrentState',                       call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'listPublishers',                        call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
+  { fn: 'health',                                call: 'DynamoDB GetItem',               requests:  1, read: 0.5, write:  0 },
+  { fn: 'openApi',                               call: NO_CALL,                          requests:  0, read:   0, write:  0 },
+  { fn: 'notFound',                              call: NO_CALL,                          requests:  0, read:   0, write:  0 },
+  { fn: 'createPublisher',                       call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 10 },
+  { fn: 'getPublisher',                          call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'deletePublisher',                       call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 10 },
+  { fn: 'deleteAllSubscriptions',                call: 'DynamoDB Query',                 requests:  1, read:   1, write:  0 },
+  { fn: 'deleteAllSubscriptions',                call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 22 },
+  { fn: 'deleteAllSubscriptions',                call: 'SQS SendMessageBatch',           requests:  1, read:   0, write:  0 },
+  { fn: 'removeRetiredSubscriptions',            call: 'DynamoDB Query',                 requests:  3, read: 1.5, write:  0 },
+  { fn: 'removeRetiredSubscriptions',            call: 'DynamoDB DeleteItem',            requests:  2, read:   0, write:  6 },
+  { fn: 'removeRetiredSubscriptions',            call: 'DynamoDB UpdateItem',            requests:  1, read:   0, write:  1 },
+  { fn: 'emitGauges',                            call: 'DynamoDB Query',                 requests:  1, read:   1, write:  0 },
+];
+
+/**
+ * A notification's AWS work, the totals of each counted run (notifications.test.ts): read and write
+ * units, SQS requests (the functions' and the event sources' receives and deletes), KMS requests and
+ * Lambda invocations exactly; DynamoDB requests at most (the deliverer coalesces a batch's reads
+ * and completions as they come, so their count varies a little with timing) and the price at most,
+ * in $ per million notifications (bench/cost-model.mjs: prices, modelled durations).
+ */
+// biome-ignore format: a table, one row per flow
+export const FLOW_BUDGETS = {
+  'one subscriber':     { notifications: 1,      dynamoRequests: 11,    readUnits: 5,    writeUnits: 6,     sqsRequests: 6,    kmsRequests: 0, invocations: 3,    dollarsPerMillion: 8.49 },
+  '1,000 subscribers':  { notifications: 1000,   dynamoRequests: 1350,  readUnits: 1174, writeUnits: 2004,  sqsRequests: 303,  kmsRequests: 0, invocations: 102,  dollarsPerMillion: 1.55 },
+  '10,000 subscribers': { notifications: 10_000, dynamoRequests: 13200, readUnits: 11719, writeUnits: 20004, sqsRequests: 3010, kmsRequests: 0, invocations: 1003, dollarsPerMillion: 1.55 },
+  'storm layout':       { notifications: 160,    dynamoRequests: 510,   readUnits: 150,  writeUnits: 680,   sqsRequests: 144,  kmsRequests: 0, invocations: 104,  dollarsPerMillion: 3.79 },
+};
+export type FlowName = keyof typeof FLOW_BUDGETS;
+
+/** Sequential AWS calls plus queue hops from POST …/events to a consumer's first byte. */
+export const CRITICAL_PATH_BUDGET = { hops: 7 };

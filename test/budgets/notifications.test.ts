@@ -1,0 +1,244 @@
+/**
+ * A notification's exact AWS work, end to end through the real handlers: POST …/events, the
+ * fan-out queue, fan-out, the delivery queue, deliver, the consumer. Counted through the product's
+ * own SDK clients (and the event sources' ReceiveMessage and DeleteMessageBatch, billed too), per
+ * function against the budget table's rows, and per notification against its flow budgets, for
+ * one subscriber, a 10,000-subscriber fan-out and the storm's layout; the critical path from the
+ * POST to the consumer's first byte, from the order of the recorded calls. `npm run budgets`
+ * prints it all; docs/cost-model.md explains the method.
+ */
+import { randomUUID } from 'node:crypto';
+import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { functionMemoryMb } from '../../bench/common.mjs';
+import { criticalPath, notificationCost, sequentialSteps } from '../../bench/cost-model.mjs';
+import { newSigningSecret } from '../../lib/domain/signing-secret';
+import { secretBox } from '../../lib/services';
+import { documentClient } from '../../lib/store/dynamo-client';
+import { subscribeWrites } from '../../lib/store/transactions';
+import { api, eventFor, LOCK_STATE, lockStatePublisher, registerPublisher } from '../support/api';
+import { uniqueCluster } from '../support/fixtures';
+import { overBudget, printTable, type Tallied, tally } from './budget-check';
+import { CALL_BUDGETS, CRITICAL_PATH_BUDGET, FLOW_BUDGETS, type FlowName } from './budget-table';
+import { callsOf, useBudgetHarness } from './harness';
+
+/**
+ * The large fan-out: 1,000 subscribers in `npm test`, 10,000 in `npm run budgets`
+ * (BUDGET_FANOUT=10000), each against its own row: on this machine 10,000 take minutes.
+ */
+const FANOUT_SUBSCRIBERS = Number(process.env.BUDGET_FANOUT || 1000);
+const FANOUT_FLOW = `${FANOUT_SUBSCRIBERS.toLocaleString('en-US')} subscribers` as FlowName;
+
+const harness = useBudgetHarness();
+let memoryMb: Record<string, number> = {};
+const counted: Tallied[] = [];
+const flows: string[] = [];
+let pathText = '';
+
+beforeAll(async () => {
+  memoryMb = await functionMemoryMb();
+});
+
+afterAll(() => {
+  printTable('AWS calls per queue batch (one subscriber)', counted);
+  console.log(flows.join('\n'));
+  if (pathText) console.log(pathText);
+});
+
+async function publish(publisherId: string, node: string, source: StormSource = LOCK_STATE) {
+  const [type, value, dataType, valueType] = STORM_SOURCES[source];
+  const event = eventFor({ node, source, type, value, dataType, valueType });
+  const response = await harness().invoke('publishEvent', () => api.publish(publisherId, event));
+  expect(response.status, response.rawBody).toBe(202);
+}
+
+/** The run's figures per notification against the flow's budget; printed in the run's table. */
+function expectFlowWithinBudget(flow: FlowName, notifications: number, httpRequests: number) {
+  const { recording, invocations } = harness();
+  const calls = recording.take();
+  const cost = notificationCost({ notifications, calls, invocations, memoryMb, httpRequests });
+  const budget = FLOW_BUDGETS[flow];
+  const total = (perNotification: number) => Math.round(perNotification * notifications * 1000) / 1000;
+  const counts = {
+    dynamoRequests: total(cost.dynamoRequests),
+    readUnits: total(cost.readUnits),
+    writeUnits: total(cost.writeUnits),
+    sqsRequests: total(cost.sqsRequests),
+    kmsRequests: total(cost.kmsRequests),
+    invocations: total(cost.invocations),
+  };
+  flows.push(
+    [
+      `\nper notification, ${flow} (${notifications} notifications; totals in brackets)`,
+      `  DynamoDB requests ${cost.dynamoRequests.toFixed(3)} [${counts.dynamoRequests}], read units ${cost.readUnits.toFixed(3)} [${counts.readUnits}], write units ${cost.writeUnits.toFixed(3)} [${counts.writeUnits}]`,
+      `  SQS requests ${cost.sqsRequests.toFixed(3)} [${counts.sqsRequests}], KMS requests ${cost.kmsRequests.toFixed(3)}, Lambda invocations ${cost.invocations.toFixed(3)} [${counts.invocations}], GB-seconds ${cost.gbSeconds.toFixed(5)} (modelled durations)`,
+      `  calls: ${tally(calls)
+        .map((t) => `${t.call} ${t.requests}`)
+        .join(', ')}`,
+      `  $ per million notifications ${cost.dollarsPerMillion.toFixed(3)} = ${Object.entries(cost.dollars)
+        .map(([service, d]) => `${service} ${d.toFixed(3)}`)
+        .join(' + ')} (budget ${budget.dollarsPerMillion})`,
+    ].join('\n'),
+  );
+  const { notifications: _, dynamoRequests, dollarsPerMillion, ...exact } = budget;
+  expect.soft(notifications, `${flow}: notifications counted`).toBe(budget.notifications);
+  const { dynamoRequests: counted, ...exactCounts } = counts;
+  expect.soft(exactCounts, `${flow}: the run's totals`).toEqual(exact);
+  expect.soft(counted, `${flow}: DynamoDB requests`).toBeLessThanOrEqual(dynamoRequests);
+  expect
+    .soft(cost.dollarsPerMillion, `${flow}: $ per million notifications`)
+    .toBeLessThanOrEqual(dollarsPerMillion);
+}
+
+describe('a notification, counted', () => {
+  it('one subscriber: each function within its rows, the cost, and the critical path to the first byte', async () => {
+    const h = harness();
+    const { node, address, publisherId } = await lockStatePublisher();
+    const created = await api.createSubscription({ ResourceAddress: address, EndpointUri: h.consumer.url });
+    expect(created.status).toBe(201);
+    // Steady state: the pair's cursor exists, as for every notification but a subscription's first.
+    await publish(publisherId, node);
+    await h.drainAll();
+    h.reset();
+    await publish(publisherId, node);
+    await h.drain('fan-out');
+    await h.drain('delivery');
+    const calls = [...h.recording.calls];
+    expect(h.consumer.firstBytes).toHaveLength(1);
+    for (const fn of ['fanOut', 'deliver']) {
+      const own = callsOf(calls, fn);
+      counted.push({ fn, calls: tally(own) });
+      expect.soft(overBudget(fn, own, CALL_BUDGETS)).toEqual([]);
+    }
+    expectFlowWithinBudget('one subscriber', 1, 1);
+
+    // The path: the publish's calls, the fan-out's, and the deliver's made before the POST's first byte.
+    const firstByte = h.consumer.firstBytes[0] ?? 0;
+    const path = criticalPath(
+      ['publishEvent', 'fanOut', 'deliver'].map((name) => ({
+        name,
+        steps: sequentialSteps(callsOf(calls, name).filter((call) => call.startedAt < firstByte)),
+      })),
+    );
+    pathText = [
+      `\ncritical path, POST …/events → the consumer's first byte: ${path.awsCalls} sequential AWS calls + ${path.queueHops} queue hops = ${path.hops} (budget ${CRITICAL_PATH_BUDGET.hops})`,
+      `  ${path.text} ⇒ POST`,
+      `  modelled AWS latency p50 ${path.p50Ms} ms, p99 ${path.p99Ms} ms (before the consumer's own answer)`,
+    ].join('\n');
+    expect(path.hops, path.text).toBe(CRITICAL_PATH_BUDGET.hops);
+  });
+
+  it(`${FANOUT_FLOW} of one address`, { timeout: 900_000 }, async () => {
+    const h = harness();
+    const { node, address, publisherId } = await lockStatePublisher();
+    await h.drainAll();
+    await seedSubscriptions(address, FANOUT_SUBSCRIBERS, h.consumer.url);
+    h.reset();
+    await publish(publisherId, node);
+    await h.drain('fan-out');
+    await h.drain('delivery');
+    expect(h.consumer.firstBytes).toHaveLength(FANOUT_SUBSCRIBERS);
+    expectFlowWithinBudget(FANOUT_FLOW, FANOUT_SUBSCRIBERS, 1);
+  });
+
+  it("the storm's layout: every publisher of a site at once, one subscriber per node and one for the site", {
+    timeout: 300_000,
+  }, async () => {
+    const h = harness();
+    const site = `/${uniqueCluster()}/site-1`;
+    const nodes = Array.from({ length: STORM_NODES }, (_, i) => `${site}/node-${i + 1}`);
+    const publishers: { id: string; node: string; source: StormSource }[] = [];
+    for (const node of nodes) {
+      for (const source of Object.keys(STORM_SOURCES) as StormSource[])
+        publishers.push({ id: await registerPublisher(`${node}${source}`), node, source });
+    }
+    for (const address of [...nodes, site]) {
+      const created = await api.createSubscription({ ResourceAddress: address, EndpointUri: h.consumer.url });
+      expect(created.status, created.rawBody).toBe(201);
+    }
+    // A warm-up round (each publisher's state and each pair's cursor exists), then the storm.
+    for (const p of publishers) await publish(p.id, p.node, p.source);
+    await h.drainAll();
+    h.reset();
+    for (const p of publishers) await publish(p.id, p.node, p.source);
+    await h.drain('fan-out');
+    await h.drain('delivery');
+    expect(h.consumer.firstBytes).toHaveLength(2 * publishers.length);
+    expectFlowWithinBudget('storm layout', 2 * publishers.length, publishers.length);
+  });
+});
+
+/**
+ * bench/storm.mjs's site has 200 nodes of four publishers. Counted here with 20: the fan-out takes
+ * its events 10 at a time in publishing order (node by node), so its batches repeat every 5 nodes
+ * (20 events), and the deliveries' batches with them: any multiple of 5 nodes gives the same
+ * figures per notification, 10 times fewer requests to count.
+ */
+const STORM_NODES = 20;
+/** The four publishers of a node, as bench/storm.mjs has them: event type, the value of GNSS lost. */
+const STORM_SOURCES = {
+  [LOCK_STATE]: ['event.sync.ptp-status.ptp-state-change', 'HOLDOVER', 'notification', 'enumeration'],
+  '/sync/ptp-status/clock-class': [
+    'event.sync.ptp-status.ptp-clock-class-change',
+    '7',
+    'metric',
+    'decimal64.3',
+  ],
+  '/sync/sync-status/sync-state': [
+    'event.sync.sync-status.synchronization-state-change',
+    'FREERUN',
+    'notification',
+    'enumeration',
+  ],
+  '/sync/gnss-status/gnss-sync-status': [
+    'event.sync.gnss-status.gnss-state-change',
+    'FAILURE-NOFIX',
+    'notification',
+    'enumeration',
+  ],
+} as const;
+type StormSource = keyof typeof STORM_SOURCES;
+
+/**
+ * 10,000 subscriptions at `address`, written in bulk: each the item the store's own subscribe
+ * transaction puts (subscribeWrites, its signing secret sealed by the product's secret box), 25
+ * to a BatchWriteItem, without the counters a subscribe also changes (fan-out and delivery read
+ * neither). Not recorded: the harness's recording is reset after.
+ */
+async function seedSubscriptions(address: string, count: number, endpointUri: string) {
+  const table = process.env.TABLE_NAME ?? '';
+  const items = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const id = randomUUID();
+      const current = newSigningSecret();
+      const writes = subscribeWrites(
+        table,
+        {
+          id,
+          resourceAddress: address,
+          endpointUri,
+          owner: 'anonymous',
+          createdAt: new Date().toISOString(),
+        },
+        0,
+        { sealedSecret: await secretBox().seal(current, id), nowMs: Date.now() },
+      );
+      const put = writes[0]?.Put;
+      if (!put) throw new Error('subscribeWrites no longer starts with the subscription Put');
+      return put.Item;
+    }),
+  );
+  const batches = Array.from({ length: Math.ceil(items.length / 25) }, (_, i) =>
+    items.slice(i * 25, i * 25 + 25),
+  );
+  let next = 0;
+  const worker = async () => {
+    for (let batch = batches[next++]; batch; batch = batches[next++]) {
+      const answer = await documentClient().send(
+        new BatchWriteCommand({ RequestItems: { [table]: batch.map((Item) => ({ PutRequest: { Item } })) } }),
+      );
+      if (answer.UnprocessedItems?.[table]?.length) throw new Error('seeding: items left unwritten');
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
