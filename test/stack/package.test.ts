@@ -413,7 +413,9 @@ describe('serverless package --stage prod', () => {
       ]),
     );
     const { Conditions } = iam.template as Template & { Conditions?: Record<string, unknown> };
-    const keptWarm = (minimum: string) => ({ 'Fn::Not': [{ 'Fn::Equals': [minimum, '0'] }] });
+    const keptWarm = (minimum: string) => ({
+      'Fn::Not': [{ 'Fn::Equals': [`${minimum} pollers`, '0 pollers'] }],
+    });
     expect(Conditions).toMatchObject({
       DeliverPollersKeptWarm: keptWarm('0'),
       FanOutPollersKeptWarm: keptWarm('2'),
