@@ -7,7 +7,7 @@
  * With `maxItems`, a batch call carries at most that many, and one runs at a time: the calls that
  * come meanwhile wait for it and go together in the next. That bounds the store requests one
  * process has in flight however many notifications it attempts at once (a deliver invocation's
- * ten packs are up to 1,000).
+ * ten packs are up to 250).
  */
 export class Coalescer<In, Out> {
   private pending: { input: In; resolve: (value: Out) => void; reject: (reason: unknown) => void }[] = [];

@@ -42,10 +42,11 @@ const LEASE_MARGIN_MS = 5000;
 const CURSOR_RETENTION_SECONDS = 24 * 3600;
 /**
  * Items of each kind of store call in flight at once: one BatchGetItem of subscriptions, 100 lease
- * writes, four completion batches. A deliver invocation attempts up to 1,000 notifications at once
- * (10 packs); their store calls go 100 at a time, so that the invocation's DynamoDB requests do
- * not pile up behind the client's sockets past their time-outs (and DynamoDB Local, under `npm
- * start`, serves them). The POSTs are not bounded by it: a hanging consumer holds none of these.
+ * writes, four completion batches. A deliver invocation attempts up to 250 notifications at once
+ * (10 packs); their store calls go 100 at a time, so that a process's DynamoDB requests do not
+ * pile up behind the client's sockets past their time-outs (under `npm start` one process runs
+ * every invocation against DynamoDB Local). The POSTs are not bounded by it: a hanging consumer
+ * holds none of these.
  */
 const STORE_ITEMS_AT_ONCE = 100;
 

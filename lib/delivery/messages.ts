@@ -94,15 +94,16 @@ export interface PackedDelivery {
 }
 
 /**
- * Notifications a pack carries at most. Its deliveries run at once, and a deliver invocation takes
- * up to 10 packs (the event source's batch), so this bounds one invocation's POSTs in flight at
- * 1,000 — the "hundreds of concurrent HTTPS requests" one invocation holds, each costing a socket
- * and its buffers in 256 MB — and its store calls (10 BatchGetItem of 100 keys, 1,000 lease
- * writes, 40 completion batches of 25) to well under a second of DynamoDB time. A storm's pack
- * is far smaller (a fan-out batch of 10 events with a subscriber or two each); a 1,000,000-
- * subscriber event fills 10,000 packs, 1,000 deliver invocations instead of 100,000 (docs/delivery.md).
+ * Notifications a pack carries at most. A storm's fan-out batch (ten events with a subscriber or
+ * two each) is about 20: one pack. A deliver invocation takes up to 10 packs and attempts them all
+ * at once, so this bounds its POSTs in flight at 250 and its store work at about 500 writes (a
+ * lease and a completion each): its share of a table's write rate stays well within its 30 s
+ * time-out when many invocations share it (a cold on-demand table serves about 4,000 writes a
+ * second; DynamoDB Local under `npm start` far fewer: with 100 a pack, bench:fanout's invocations
+ * of 1,000 notifications ran past 30 s). A 1,000,000-subscriber event is 40,000 packs, 4,000
+ * deliver invocations instead of 100,000 (docs/delivery.md).
  */
-export const PACK_MAX_DELIVERIES = 100;
+export const PACK_MAX_DELIVERIES = 25;
 /**
  * A pack's body at most: a tenth of the 6 MB a Lambda invocation's event may hold (beside the
  * SQS record's other members), so that a batch of 10 packs always fits one invocation, and a
