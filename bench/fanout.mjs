@@ -41,8 +41,8 @@ const EVENTS = Number(process.env.EVENTS || 40);
 const ROUNDS = Number(process.env.ROUNDS || 10);
 const OWNER = 'anonymous';
 const SINK_CONCURRENCY = 64; // the sender's agent keeps at most 64 sockets per host
-/** The local queue's consumers, the deliver function's with 16 invocations at once. */
-const CONSUMERS = DEFAULT_CONSUMERS.map((c) => (c.queue === 'delivery' ? { ...c, concurrency: 16 } : c));
+/** The local queue's consumers, the deliver function's with 2 invocations at once (20 packs, up to 500 notifications). */
+const CONSUMERS = DEFAULT_CONSUMERS.map((c) => (c.queue === 'delivery' ? { ...c, concurrency: 2 } : c));
 const DELIVER = /** @type {(typeof CONSUMERS)[number]} */ (CONSUMERS.find((c) => c.queue === 'delivery'));
 const DEADLINE_MS = 20 * 60_000;
 const LOCK_STATES = /** @type {const} */ (['HOLDOVER', 'FREERUN', 'LOCKED']);
