@@ -23,8 +23,8 @@ const EVENTS = Number(process.env.EVENTS || 40);
 const ROUNDS = Number(process.env.ROUNDS || 20);
 const ISOLATION_BUDGET = 1.2;
 const OWNER = 'anonymous';
-/** The local queue's consumers, the deliver function's with 16 invocations at once. */
-const CONSUMERS = DEFAULT_CONSUMERS.map((c) => (c.queue === 'delivery' ? { ...c, concurrency: 16 } : c));
+/** The local queue's consumers, the deliver function's with 2 invocations at once (20 packs of up to 25 notifications). */
+const CONSUMERS = DEFAULT_CONSUMERS.map((c) => (c.queue === 'delivery' ? { ...c, concurrency: 2 } : c));
 const LOCK_STATES = ['HOLDOVER', 'FREERUN', 'LOCKED'];
 const PART = 'fanout';
 

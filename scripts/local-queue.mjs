@@ -84,7 +84,9 @@ const eventSource = (queue, source) => ({
 /** @type {Consumer[]} */
 export const DEFAULT_CONSUMERS = [
   eventSource('fan-out', { functionKey: 'fanOut', batchSize: 10, concurrency: 4 }),
-  eventSource('delivery', { functionKey: 'deliver', batchSize: 10, concurrency: 8 }),
+  // 5, as a standard mapping starts: a batch of packs is up to 250 notifications, and every
+  // invocation's store calls share one DynamoDB Local.
+  eventSource('delivery', { functionKey: 'deliver', batchSize: 10, concurrency: 5 }),
   // Delete-all's background removal.
   eventSource('cleanup', { functionKey: 'removeRetiredSubscriptions', batchSize: 1, concurrency: 2 }),
 ];

@@ -43,6 +43,15 @@ export type AttemptResult =
 const LEASE_MARGIN_MS = 5000;
 /** Cursors outlive the longest retry window by a day (their TTL; refreshed on every write). */
 const CURSOR_RETENTION_SECONDS = 24 * 3600;
+/**
+ * Items of each kind of store call in flight at once: one BatchGetItem of subscriptions, 100 lease
+ * writes, four completion batches. A deliver invocation attempts up to 250 notifications at once
+ * (10 packs); their store calls go 100 at a time, so that a process's DynamoDB requests do not
+ * pile up behind the client's sockets past their time-outs (under `npm start` one process runs
+ * every invocation against DynamoDB Local). The POSTs are not bounded by it: a hanging consumer
+ * holds none of these.
+ */
+const STORE_ITEMS_AT_ONCE = 100;
 
 /**
  * One attempt to deliver one notification (retried with back-off until the retry window ends;
@@ -193,9 +202,15 @@ export function sharedStoreCalls(store: DeliveryStore) {
     subscriptions: new Coalescer<string, Subscription | undefined>(async (ids) => {
       const live = await store.getSubscriptions(ids);
       return ids.map((id) => ({ status: 'fulfilled', value: live.get(id) }));
-    }),
-    leases: new Coalescer<DeliveryAttempt, LeaseOutcome>((attempts) => store.acquireDeliveryLeases(attempts)),
-    completions: new Coalescer<CompletedAttempt, void>((attempts) => store.completeDeliveries(attempts)),
+    }, STORE_ITEMS_AT_ONCE),
+    leases: new Coalescer<DeliveryAttempt, LeaseOutcome>(
+      (attempts) => store.acquireDeliveryLeases(attempts),
+      STORE_ITEMS_AT_ONCE,
+    ),
+    completions: new Coalescer<CompletedAttempt, void>(
+      (attempts) => store.completeDeliveries(attempts),
+      STORE_ITEMS_AT_ONCE,
+    ),
   };
 }
 

@@ -1,14 +1,15 @@
 import type { DeliveryStore } from '../domain/ports';
 import { logger } from '../logger';
 import type { Metrics } from '../metrics';
-import type { QueuePort } from '../queue/queue-port';
+import type { OutgoingMessage, QueuePort } from '../queue/queue-port';
+import { Coalescer } from './coalescer';
 import type { AttemptResult, Deliverer } from './deliverer';
 import type { FailedRecordBackoff } from './failed-record-backoff';
 import {
   type DeadLetter,
   type DeliveryMessage,
   MalformedMessageError,
-  parseDeliveryMessage,
+  parseDeliveryQueueMessage,
 } from './messages';
 
 /** One received message of the delivery queue, as an SQS event record gives it. */
@@ -22,102 +23,169 @@ export interface ReceivedMessage {
   readonly firstReceivedAt?: number;
 }
 
+/** What becomes of a notification after its attempt: nothing more, or another attempt later. */
+type Next =
+  | { readonly kind: 'done' }
+  | {
+      readonly kind: 'again';
+      readonly delayMs: number;
+      /** Attempts made so far: an attempt that only waited for another's lease made none. */
+      readonly attemptsMade: number;
+      readonly waited: boolean;
+    };
+
+const DONE: Next = { kind: 'done' };
+
 /**
- * Runs a batch of delivery messages, all at once, so a consumer that hangs delays no other. Returns
- * the ids of the messages to keep (SQS partial batch response): those are retried once the
- * visibility time-out set here — the back-off — has passed. Everything else is deleted: delivered,
- * dropped, or dead-lettered with its reason: on the dead-letter queue and, for its consumer to see
- * and redrive, with its subscription in the table.
+ * Runs a batch of delivery messages, every notification of every message at once, so a consumer
+ * that hangs delays no other, whether or not they share a message. Returns the ids of the messages
+ * to keep (SQS partial batch response): those are retried once the visibility time-out set here —
+ * the back-off — has passed. Everything else is deleted: delivered, dropped, or dead-lettered with
+ * its reason: on the dead-letter queue and, for its consumer to see and redrive, with its
+ * subscription in the table.
+ *
+ * A pack (fan-out's many notifications to a message) is never kept for one of them: a notification
+ * of it that must be tried again later leaves it as a message of its own, with its own delay and
+ * the attempts it made, and the pack is deleted; the others are not sent again. Only when that
+ * message cannot be sent is the pack kept, and its other notifications, delivered already, are
+ * dropped by their cursors when it comes back.
  */
 export class DeliveryBatch {
+  /** The messages that leave packs in one turn of the event loop go in the same requests. */
+  private readonly leaving: Coalescer<OutgoingMessage, void>;
+
   constructor(
     private readonly deliverer: Deliverer,
     private readonly queue: QueuePort,
     private readonly letters: Pick<DeliveryStore, 'recordDeadLetter'>,
     /** For an attempt the store kept from running: back after a back-off, not the visibility time-out. */
     private readonly storeFailure: FailedRecordBackoff,
-  ) {}
+  ) {
+    this.leaving = new Coalescer((messages) =>
+      queue
+        .send('delivery', messages)
+        .then(() => messages.map(() => ({ status: 'fulfilled', value: undefined }))),
+    );
+  }
 
   async process(messages: readonly ReceivedMessage[], metrics: Metrics): Promise<string[]> {
-    const kept = await Promise.all(messages.map((message) => this.processOne(message, metrics)));
+    const kept = await Promise.all(messages.map((message) => this.processMessage(message, metrics)));
     return messages.filter((_, i) => kept[i]).map((message) => message.messageId);
   }
 
   /** True when the message must stay on the queue. */
-  private async processOne(message: ReceivedMessage, metrics: Metrics): Promise<boolean> {
-    let notification: DeliveryMessage;
+  private async processMessage(message: ReceivedMessage, metrics: Metrics): Promise<boolean> {
+    let parsed: ReturnType<typeof parseDeliveryQueueMessage>;
     try {
-      notification = parseDeliveryMessage(message.body, new Date(message.firstReceivedAt ?? Date.now()));
+      parsed = parseDeliveryQueueMessage(message.body, new Date(message.firstReceivedAt ?? Date.now()));
     } catch (error) {
       if (!(error instanceof MalformedMessageError)) throw error;
-      return this.deadLetter(
-        { kind: 'dead-letter', reason: `unreadable message: ${error.message}`, body: message.body },
-        metrics,
-      );
+      const letter = {
+        kind: 'dead-letter',
+        reason: `unreadable message: ${error.message}`,
+        body: message.body,
+      };
+      return this.deadLetter(letter, metrics);
     }
-    // Every receive of this message was an attempt (a lease wait sends the message anew, below).
+    const [single] = parsed.notifications;
+    if (!parsed.packed && single) return this.keepSingle(message, single, metrics);
+    const left = await Promise.all(
+      parsed.notifications.map(async (notification) => {
+        const next = await this.attempt(notification, message, metrics);
+        return next.kind === 'done' || (await this.leave(notification, next));
+      }),
+    );
+    if (left.every(Boolean)) return false;
+    await this.storeFailure.hide(message);
+    return true;
+  }
+
+  /** A message of one notification is kept for its retry, hidden for its back-off. */
+  private async keepSingle(
+    message: ReceivedMessage,
+    notification: DeliveryMessage,
+    metrics: Metrics,
+  ): Promise<boolean> {
+    const next = await this.attempt(notification, message, metrics);
+    if (next.kind === 'done') return false;
+    if (next.waited && (await this.leave(notification, next))) return false;
+    try {
+      await this.queue.changeVisibility('delivery', message.receiptHandle, next.delayMs);
+    } catch (error) {
+      // Kept anyway: it comes back after the queue's own visibility time-out instead.
+      logger.error('could not set the retry back-off', { messageId: message.messageId, error });
+    }
+    return true;
+  }
+
+  /** One attempt of one notification of `message`, and what must follow it. */
+  private async attempt(
+    notification: DeliveryMessage,
+    message: ReceivedMessage,
+    metrics: Metrics,
+  ): Promise<Next> {
+    // Every receive of this message was an attempt (a lease wait sends the notification anew, below).
     const attempt = (notification.attemptsMade ?? 0) + message.receiveCount;
+    const later = (delayMs: number, waited = false): Next => ({
+      kind: 'again',
+      delayMs,
+      attemptsMade: waited ? attempt - 1 : attempt,
+      waited,
+    });
     let result: AttemptResult;
     try {
       result = await this.deliverer.attempt(notification, attempt);
     } catch (error) {
-      // The store failed: the message comes back after the back-off of its attempt, as a failed POST does.
+      // The store failed: it comes back after the back-off of its attempt, as a failed POST does.
       logger.error('delivery attempt could not run', { messageId: message.messageId, error });
-      await this.storeFailure.hide({ ...message, receiveCount: attempt });
-      return true;
+      return later(this.storeFailure.delayMs(attempt));
     }
     if (result.kind !== 'delivered' && result.failed) metrics.count('NotificationDeliveryFailures');
     switch (result.kind) {
       case 'delivered':
         metrics.count('NotificationsDelivered');
         metrics.deliveryLatency(result.latencyMs);
-        return false;
+        return DONE;
       case 'dropped':
         if (notification.redriven) reportDroppedRedrive(notification, result.why);
-        return false;
+        return DONE;
       case 'dead-letter':
-        return this.deadLetter(result.letter, metrics, result.letter);
+        // Not lost when the dead-letter queue cannot take it: attempted (and judged) again later.
+        return (await this.deadLetter(result.letter, metrics, result.letter))
+          ? later(this.storeFailure.delayMs(attempt))
+          : DONE;
       case 'retry':
-        if (!result.failed && (await this.sendAgain(notification, attempt - 1, result.delayMs))) return false;
-        try {
-          await this.queue.changeVisibility('delivery', message.receiptHandle, result.delayMs);
-        } catch (error) {
-          // Kept anyway: it comes back after the queue's own visibility time-out instead.
-          logger.error('could not set the retry back-off', { messageId: message.messageId, error });
-        }
-        return true;
+        return later(result.delayMs, !result.failed);
     }
   }
 
   /**
-   * An attempt that waited for another attempt's lease made none: the notification goes back on
-   * the queue as a new message, delayed by the wait, carrying the attempts made so far, and this
-   * one is deleted. Hiding this message instead would count the wait as a receive, and enough
-   * waits (a run of slow attempts for one subscription and address) would reach the queue's
-   * maxReceiveCount, where SQS moves the message to the dead-letter queue with no reason and no
-   * NotificationsDeadLettered. False when the send failed: the message is then hidden as before.
+   * The notification goes on the queue as a message of its own, delayed until its next attempt,
+   * carrying the attempts made so far. A notification of a pack always leaves it so. One that only
+   * waited for another attempt's lease leaves its own message so too, rather than hiding it:
+   * hiding would count the wait as a receive, and enough waits (a run of slow attempts for one
+   * subscription and address) would reach the queue's maxReceiveCount, where SQS moves the message
+   * to the dead-letter queue with no reason and no NotificationsDeadLettered. False when the send
+   * failed: the message it was in is then kept.
    */
-  private async sendAgain(
-    notification: DeliveryMessage,
-    attemptsMade: number,
-    delayMs: number,
-  ): Promise<boolean> {
+  private async leave(notification: DeliveryMessage, next: Next & { kind: 'again' }): Promise<boolean> {
+    const { attemptsMade, delayMs } = next;
     const again: DeliveryMessage = { ...notification, ...(attemptsMade > 0 ? { attemptsMade } : {}) };
     try {
-      await this.queue.send('delivery', [{ body: JSON.stringify(again), delayMs }]);
+      await this.leaving.run({ body: JSON.stringify(again), delayMs });
       return true;
     } catch (error) {
-      logger.error('could not send a waiting notification again; it is hidden instead', { error });
+      logger.error('could not send a notification on by itself; the message it was in is kept', { error });
       return false;
     }
   }
 
+  /** True when the letter could not be dead-lettered: it stays queued. */
   private async deadLetter(letter: object, metrics: Metrics, kept?: DeadLetter): Promise<boolean> {
     try {
       if (kept) await this.letters.recordDeadLetter(kept);
       await this.queue.send('dead-letter', [{ body: JSON.stringify(letter) }]);
     } catch (error) {
-      // Not lost: kept on the delivery queue, it is attempted (and judged) again later.
       logger.error('could not dead-letter a notification; it stays queued', { error });
       return true;
     }

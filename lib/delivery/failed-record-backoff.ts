@@ -26,9 +26,14 @@ export class FailedRecordBackoff {
     private readonly backoff: Backoff,
   ) {}
 
+  /** The back-off after the `receiveCount`-th receive failed. */
+  delayMs(receiveCount: number): number {
+    return backoffMs(receiveCount, this.backoff);
+  }
+
   /** Never throws: when the queue cannot be told, the record comes back after its visibility time-out. */
   async hide(record: FailedRecord): Promise<void> {
-    const delayMs = backoffMs(record.receiveCount, this.backoff);
+    const delayMs = this.delayMs(record.receiveCount);
     try {
       await this.queue.changeVisibility(this.queueName, record.receiptHandle, delayMs);
       logger.warn('failed record retried after a back-off', {

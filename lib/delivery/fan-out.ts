@@ -1,8 +1,14 @@
 import type { Subscription } from '../domain/model';
 import type { DeliveryStore } from '../domain/ports';
 import { selfAndAncestors } from '../domain/resource-address';
-import { type OutgoingMessage, type QueuePort, SEND_BATCH_SIZE } from '../queue/queue-port';
-import { deliveryMessage, type FanOutContinuation, type FanOutMessage, fanOutMessage } from './messages';
+import { type QueuePort, SEND_BATCH_SIZE } from '../queue/queue-port';
+import {
+  type FanOutContinuation,
+  type FanOutMessage,
+  fanOutMessage,
+  PackBuilder,
+  type PackEntry,
+} from './messages';
 
 export interface FanOutSettings {
   /** Pages read by one invocation before it hands the rest to a continuation message. */
@@ -18,58 +24,87 @@ type Page = Awaited<ReturnType<DeliveryStore['subscriptionsAt']>>;
 const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
 
 /**
- * The delivery messages of one fan-out invocation, sent in full requests across its pages and
- * events. A storm's event has a subscriber or two per address, so sending each page by itself
- * billed about one SQS request per notification; full batches of 10 bill a tenth of that. Full
- * batches go at once; a partial one waits only while some run of the invocation is turning pages
- * it has read into messages (the events' first pages are read at once, so that is one round of
- * reads), and goes as soon as every run is waiting on a further page or done. Each message's
- * sender learns the outcome of the request that carried it, so a failed request fails the events
- * it carried, whose queue retries them (the repeats are dropped by the ordering cursors).
+ * The delivery packs of one fan-out invocation, filled across its pages and events: a storm's
+ * event has a subscriber or two per address, and the ten events of a queue batch then go out as
+ * one pack — one message, one request, one place in a deliver invocation's batch — rather than
+ * one message per notification. Full packs go at once, ten to a request; the open pack and the
+ * full ones short of ten wait only while some run of the invocation is turning pages it has read
+ * into notifications (the events' first pages are read at once, so that is one round of reads),
+ * and go as soon as every run is waiting on a further page or done. Each run learns the outcome
+ * of the requests that carried its notifications, so a failed request fails the events it
+ * carried, whose queue retries them (the repeats are dropped by the ordering cursors).
  */
 export class DeliverySends {
-  private waiting: { message: OutgoingMessage; resolve: () => void; reject: (reason: unknown) => void }[] =
-    [];
+  private open = new OpenPack();
+  private readonly full: OpenPack[] = [];
   private busy = 0;
 
   constructor(private readonly queue: QueuePort) {}
 
-  /** A run is turning pages into messages: partial batches wait for it. */
+  /** A run is turning pages into notifications: partial packs and requests wait for it. */
   hold(): void {
     this.busy += 1;
   }
 
-  /** A run is done, or waits on a read: once no run is busy, the partial batch goes. */
+  /** A run is done, or waits on a read: once no run is busy, everything waiting goes. */
   release(): void {
     this.busy -= 1;
-    if (this.busy === 0) this.sendFirst(this.waiting.length);
+    if (this.busy > 0) return;
+    if (this.open.builder.size > 0) this.closeOpen();
+    this.sendFirst(this.full.length);
   }
 
-  /** Resolves when every one of `messages` is on the queue; rejects if a request carrying one failed. */
-  add(messages: readonly OutgoingMessage[]): Promise<void> {
-    const sent = messages.map(
-      (message) => new Promise<void>((resolve, reject) => this.waiting.push({ message, resolve, reject })),
-    );
-    this.sendFirst(this.waiting.length - (this.waiting.length % SEND_BATCH_SIZE));
-    return Promise.all(sent).then(() => undefined);
+  /** Resolves when every one of `entries` is on the queue; rejects if a request carrying one failed. */
+  add(entries: readonly PackEntry[]): Promise<void> {
+    const packs = new Set<OpenPack>();
+    for (const entry of entries) {
+      if (!this.open.builder.add(entry)) {
+        this.closeOpen();
+        this.open.builder.add(entry);
+      }
+      packs.add(this.open);
+    }
+    this.sendFirst(this.full.length - (this.full.length % SEND_BATCH_SIZE));
+    return Promise.all([...packs].map((pack) => pack.sent)).then(() => undefined);
+  }
+
+  private closeOpen(): void {
+    this.full.push(this.open);
+    this.open = new OpenPack();
   }
 
   private sendFirst(count: number): void {
     if (count === 0) return;
-    const taken = this.waiting.splice(0, count);
+    const taken = this.full.splice(0, count);
     this.queue
       .send(
         'delivery',
-        taken.map((entry) => entry.message),
+        taken.map((pack) => ({ body: pack.builder.close() })),
       )
       .then(
         () => {
-          for (const entry of taken) entry.resolve();
+          for (const pack of taken) pack.resolve();
         },
         (error: unknown) => {
-          for (const entry of taken) entry.reject(error);
+          for (const pack of taken) pack.reject(error);
         },
       );
+  }
+}
+
+/** A pack being filled or waiting to be sent, and the outcome of the request that carries it. */
+class OpenPack {
+  readonly builder = new PackBuilder();
+  readonly sent: Promise<void>;
+  resolve!: () => void;
+  reject!: (reason: unknown) => void;
+
+  constructor() {
+    this.sent = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    this.sent.catch(() => undefined); // its runs observe it
   }
 }
 
@@ -80,7 +115,8 @@ export interface FanOutBatch {
 }
 
 /**
- * Turns one accepted event into one delivery message per covering subscription: one query per
+ * Turns one accepted event into one notification per covering subscription, packed into delivery
+ * messages with those of the other events of its queue batch (`DeliverySends`): one query per
  * ancestor of the address, the first page of every ancestor read at once, and each page enqueued
  * while the next is read. An invocation reads a bounded number of pages, then enqueues a
  * continuation (the ancestor and page key it stopped at) as a new fan-out message, so a million
@@ -108,8 +144,8 @@ export class FanOut {
   /**
    * Returns how many deliveries were enqueued by this invocation. The events of one queue batch
    * pass the same `batch()`: in a storm they share most ancestors (the site, the cluster), and
-   * each ancestor's first page is then read once for all of them, and their delivery messages
-   * fill the same send requests.
+   * each ancestor's first page is then read once for all of them, and their notifications fill
+   * the same packs.
    */
   async run(
     message: FanOutMessage,
@@ -142,8 +178,9 @@ export class FanOut {
     const enqueue = (subscriptions: Subscription[]) => {
       count += subscriptions.length;
       if (subscriptions.length === 0) return;
-      const bodies = subscriptions.map((s) => ({ body: JSON.stringify(deliveryMessage(s, message, now)) }));
-      const sent = deliveries.add(bodies);
+      const sent = deliveries.add(
+        subscriptions.map((subscription) => ({ subscription, accepted: message, enqueuedAt: now })),
+      );
       // Awaited below, once every page is read; a send failing before then is not unhandled.
       sent.catch(() => undefined);
       sends.push(sent);

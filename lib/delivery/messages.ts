@@ -3,8 +3,8 @@ import type { PageKey, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
 
 /**
- * The bodies of the queue messages. They carry the event itself (at most 64 KiB, well under the
- * SQS limit of 256 KiB), so an attempt reads no event from the table.
+ * The bodies of the queue messages. They carry the event itself (at most 64 KiB), so an attempt
+ * reads no event from the table.
  */
 
 /** On the fan-out queue: one per accepted event, and one per continuation of a long fan-out. */
@@ -20,7 +20,10 @@ export interface FanOutContinuation {
   readonly startKey?: PageKey;
 }
 
-/** On the delivery queue: one per (event, subscription). */
+/**
+ * On the delivery queue: one (event, subscription) — a notification a pack sent on by itself (it
+ * waits for a retry or a lease), a new subscription's current state, a redriven dead letter.
+ */
 export interface DeliveryMessage extends AcceptedEvent {
   readonly kind: 'delivery';
   readonly subscriptionId: string;
@@ -64,6 +67,122 @@ export interface DeadLetter {
   /** Receives of the delivery message, the last one included, and the `attemptsMade` before it. */
   readonly attempts: number;
   readonly deadLetteredAt: string;
+}
+
+/**
+ * On the delivery queue: what one fan-out invocation enqueued, many notifications to one message
+ * (`packDeliveries`). Each event is written once, however many of the pack's subscriptions it goes
+ * to. The deliver function attempts them all at once; one that must be tried again later leaves
+ * the pack as a `DeliveryMessage` of its own, with its own delay.
+ */
+export interface DeliveryPack {
+  readonly kind: 'deliveries';
+  readonly events: readonly PackedEvent[];
+  readonly deliveries: readonly PackedDelivery[];
+}
+
+/** An accepted event, and when delivery of it began (the notifications' retry windows start here). */
+export interface PackedEvent extends AcceptedEvent {
+  readonly enqueuedAt: string;
+}
+
+export interface PackedDelivery {
+  readonly subscriptionId: string;
+  readonly subscriptionCreatedAt: string;
+  /** Its event: an index into the pack's `events`. */
+  readonly event: number;
+}
+
+/**
+ * Notifications a pack carries at most. A storm's fan-out batch (ten events with a subscriber or
+ * two each) is about 20: one pack. A deliver invocation takes up to 10 packs and attempts them all
+ * at once, so this bounds its POSTs in flight at 250 and its store work at about 500 writes (a
+ * lease and a completion each): its share of a table's write rate stays well within its 30 s
+ * time-out when many invocations share it (a cold on-demand table serves about 4,000 writes a
+ * second; DynamoDB Local under `npm start` far fewer: with 100 a pack, bench:fanout's invocations
+ * of 1,000 notifications ran past 30 s). A 1,000,000-subscriber event is 40,000 packs, 4,000
+ * deliver invocations instead of 100,000 (docs/delivery.md).
+ */
+export const PACK_MAX_DELIVERIES = 25;
+/**
+ * A pack's body at most: a tenth of the 6 MB a Lambda invocation's event may hold (beside the
+ * SQS record's other members), so that a batch of 10 packs always fits one invocation, and a
+ * quarter of SQS's 1 MiB message. SQS bills each 64 KiB of a request as one request, so larger
+ * packs would save no request per notification.
+ */
+export const PACK_MAX_BYTES = 256 * 1024;
+
+/** One notification for a pack: a subscription and the event it is for. */
+export interface PackEntry {
+  readonly subscription: Pick<Subscription, 'id' | 'createdAt'>;
+  readonly accepted: AcceptedEvent;
+  /** When delivery of `accepted` began: the same for every entry of the same `accepted`. */
+  readonly enqueuedAt: Date;
+}
+
+/**
+ * Fills packs one notification at a time, each within PACK_MAX_DELIVERIES and PACK_MAX_BYTES:
+ * `add` answers whether the entry fitted the open pack (else `close` it and add it again).
+ */
+export class PackBuilder {
+  private readonly events: PackedEvent[] = [];
+  private readonly eventIndex = new Map<AcceptedEvent, number>();
+  private readonly deliveries: PackedDelivery[] = [];
+  private bytes = EMPTY_PACK_BYTES;
+
+  get size(): number {
+    return this.deliveries.length;
+  }
+
+  add({ subscription, accepted, enqueuedAt }: PackEntry): boolean {
+    let event = this.eventIndex.get(accepted);
+    let eventBytes = 0;
+    const packedEvent =
+      event === undefined ? { ...acceptedPart(accepted), enqueuedAt: enqueuedAt.toISOString() } : undefined;
+    if (packedEvent) {
+      event = this.events.length;
+      eventBytes = Buffer.byteLength(JSON.stringify(packedEvent)) + 1;
+    }
+    const delivery: PackedDelivery = {
+      subscriptionId: subscription.id,
+      subscriptionCreatedAt: subscription.createdAt,
+      event: event as number,
+    };
+    const added = eventBytes + Buffer.byteLength(JSON.stringify(delivery)) + 1;
+    const full = this.deliveries.length >= PACK_MAX_DELIVERIES || this.bytes + added > PACK_MAX_BYTES;
+    if (full && this.deliveries.length > 0) return false;
+    if (packedEvent) {
+      this.events.push(packedEvent);
+      this.eventIndex.set(accepted, event as number);
+    }
+    this.deliveries.push(delivery);
+    this.bytes += added;
+    return true;
+  }
+
+  /** The pack's body. */
+  close(): string {
+    const pack: DeliveryPack = { kind: 'deliveries', events: this.events, deliveries: this.deliveries };
+    return JSON.stringify(pack);
+  }
+}
+
+const EMPTY_PACK_BYTES = Buffer.byteLength(
+  JSON.stringify({ kind: 'deliveries', events: [], deliveries: [] } satisfies DeliveryPack),
+);
+
+/** The bodies of the packs that carry `entries`, in their order. */
+export function packDeliveries(entries: readonly PackEntry[]): string[] {
+  const bodies: string[] = [];
+  let pack = new PackBuilder();
+  for (const entry of entries) {
+    if (pack.add(entry)) continue;
+    bodies.push(pack.close());
+    pack = new PackBuilder();
+    pack.add(entry);
+  }
+  if (pack.size > 0) bodies.push(pack.close());
+  return bodies;
 }
 
 export function fanOutMessage(accepted: AcceptedEvent, continuation?: FanOutContinuation): FanOutMessage {
@@ -111,12 +230,57 @@ export function parseFanOutMessage(body: string): FanOutMessage {
 }
 
 /**
+ * The notifications of a message on the delivery queue: a pack's, or the one of a delivery
+ * message or of a redriven dead letter (`parseDeliveryMessage`). Throws MalformedMessageError for
+ * anything else, a pack over PACK_MAX_DELIVERIES included.
+ */
+export function parseDeliveryQueueMessage(
+  body: string,
+  redrivenAt: Date = new Date(),
+): { readonly packed: boolean; readonly notifications: DeliveryMessage[] } {
+  const input = parseObject(body);
+  if (input.kind !== 'deliveries') {
+    return { packed: false, notifications: [deliveryFrom(input, redrivenAt)] };
+  }
+  const { events, deliveries } = input;
+  if (!Array.isArray(events) || !Array.isArray(deliveries) || deliveries.length === 0) {
+    throw new MalformedMessageError('a pack needs events and deliveries');
+  }
+  if (deliveries.length > PACK_MAX_DELIVERIES) {
+    throw new MalformedMessageError(`a pack carries at most ${PACK_MAX_DELIVERIES} deliveries`);
+  }
+  const parsed = events.map((event: unknown) => {
+    if (typeof event !== 'object' || event === null) throw new MalformedMessageError('an event is missing');
+    const e = event as Record<string, unknown>;
+    return { ...parseAccepted(e), enqueuedAt: text(e, 'enqueuedAt') };
+  });
+  const notifications = deliveries.map((delivery: unknown): DeliveryMessage => {
+    if (typeof delivery !== 'object' || delivery === null) {
+      throw new MalformedMessageError('a delivery is not an object');
+    }
+    const d = delivery as Record<string, unknown>;
+    const event = typeof d.event === 'number' ? parsed[d.event] : undefined;
+    if (!event) throw new MalformedMessageError("a delivery's event is not in the pack");
+    return {
+      kind: 'delivery',
+      subscriptionId: text(d, 'subscriptionId'),
+      subscriptionCreatedAt: text(d, 'subscriptionCreatedAt'),
+      ...event,
+    };
+  });
+  return { packed: true, notifications };
+}
+
+/**
  * A delivery message, or a dead letter put back on the delivery queue by a redrive (SQS's
  * StartMessageMoveTask, `npm run dead-letters -- --redrive`): it is delivered again, with a new
  * retry window counted from `redrivenAt`, its first receive there.
  */
 export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()): DeliveryMessage {
-  const input = parseObject(body);
+  return deliveryFrom(parseObject(body), redrivenAt);
+}
+
+function deliveryFrom(input: Record<string, unknown>, redrivenAt: Date): DeliveryMessage {
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');
   }

@@ -1,12 +1,12 @@
 import type { Subscription } from '../domain/model';
 import type { AcceptedEvent, DeliveryPort } from '../domain/ports';
 import type { QueuePort } from '../queue/queue-port';
-import { deliveryMessage, fanOutMessage } from './messages';
+import { fanOutMessage, packDeliveries } from './messages';
 
 /**
  * The API's side of delivery: publishing enqueues one fan-out message, whatever the number of
  * subscribers, so it answers in the time of one queue call; a new subscription's other current
- * states go straight to the delivery queue. Either throws a ServiceUnavailableError when the queue
+ * states go straight to the delivery queue, packed. Either throws a ServiceUnavailableError when the queue
  * cannot take them.
  */
 export class QueuedDelivery implements DeliveryPort {
@@ -20,10 +20,11 @@ export class QueuedDelivery implements DeliveryPort {
   }
 
   async currentStatesFor(subscription: Subscription, states: readonly AcceptedEvent[]): Promise<void> {
-    const now = new Date(this.clock());
+    const enqueuedAt = new Date(this.clock());
+    const packs = packDeliveries(states.map((accepted) => ({ subscription, accepted, enqueuedAt })));
     await this.queue.send(
       'delivery',
-      states.map((state) => ({ body: JSON.stringify(deliveryMessage(subscription, state, now)) })),
+      packs.map((body) => ({ body })),
     );
   }
 }

@@ -9,8 +9,12 @@ import { logger } from '../logger';
 import { pauseBeforeRetry } from '../retry-pause';
 import { type OutgoingMessage, type QueueName, type QueuePort, SEND_BATCH_SIZE } from './queue-port';
 
-/** SQS limits (besides SEND_BATCH_SIZE): a delay of at most 15 minutes, a visibility of at most 12 hours. */
+/**
+ * SQS limits (besides SEND_BATCH_SIZE): a delay of at most 15 minutes, a visibility of at most 12
+ * hours, and 1 MiB for the bodies of one request together.
+ */
 const MAX_DELAY_SECONDS = 900;
+const MAX_REQUEST_BYTES = 1024 * 1024;
 const MAX_VISIBILITY_SECONDS = 43_200;
 /** Batches in flight at once: enough to enqueue 10,000 deliveries in about a second. */
 const PARALLEL_BATCHES = 25;
@@ -52,21 +56,30 @@ export class SqsQueue implements QueuePort {
   }
 
   async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
+    // Requests of up to 10 messages, their bodies within 1 MiB together.
     const batches: SendMessageBatchRequestEntry[][] = [];
-    for (let start = 0; start < messages.length; start += SEND_BATCH_SIZE) {
-      batches.push(
-        messages.slice(start, start + SEND_BATCH_SIZE).map((message, i) => ({
-          Id: String(i),
-          MessageBody: message.body,
-          ...(message.delayMs ? { DelaySeconds: toSeconds(message.delayMs, MAX_DELAY_SECONDS) } : {}),
-        })),
-      );
+    let batch: SendMessageBatchRequestEntry[] = [];
+    let bytes = 0;
+    for (const message of messages) {
+      const size = Buffer.byteLength(message.body);
+      if (batch.length === SEND_BATCH_SIZE || (batch.length > 0 && bytes + size > MAX_REQUEST_BYTES)) {
+        batches.push(batch);
+        batch = [];
+        bytes = 0;
+      }
+      batch.push({
+        Id: String(batch.length),
+        MessageBody: message.body,
+        ...(message.delayMs ? { DelaySeconds: toSeconds(message.delayMs, MAX_DELAY_SECONDS) } : {}),
+      });
+      bytes += size;
     }
+    if (batch.length > 0) batches.push(batch);
     let next = 0;
     const worker = async () => {
       while (next < batches.length) {
-        const batch = batches[next++];
-        if (batch) await this.sendBatch(queue, batch);
+        const entries = batches[next++];
+        if (entries) await this.sendBatch(queue, entries);
       }
     };
     await unavailableOnError(queue, () =>

@@ -8,9 +8,9 @@
  */
 import { md5 } from './store.mjs';
 
-/** SQS's limits. */
+/** SQS's limits: a message, and the bodies of one batch together, up to 1 MiB (since August 2025). */
 const MAX_BATCH = 10;
-const MAX_MESSAGE_BYTES = 256 * 1024;
+const MAX_MESSAGE_BYTES = 1024 * 1024;
 const MAX_DELAY_SECONDS = 900;
 const MAX_VISIBILITY_SECONDS = 43_200;
 const MAX_WAIT_SECONDS = 20;
@@ -75,7 +75,10 @@ export async function runAction(context, action, input) {
       const entries = batchEntries(input);
       const total = entries.reduce((sum, e) => sum + Buffer.byteLength(String(e.MessageBody ?? '')), 0);
       if (total > MAX_MESSAGE_BYTES) {
-        throw new SqsApiError('BatchRequestTooLong', `The batch's bodies total ${total} bytes, over 262144`);
+        throw new SqsApiError(
+          'BatchRequestTooLong',
+          `The batch's bodies total ${total} bytes, over ${MAX_MESSAGE_BYTES}`,
+        );
       }
       /** @type {{ Id: string, SenderFault: boolean, Code: string, Message: string }[]} */
       const failed = [];
@@ -243,7 +246,8 @@ function batchEntries(input) {
 function sendEntry(input) {
   const body = input.MessageBody;
   if (typeof body !== 'string' || body.length === 0) throw invalid('MessageBody must be a non-empty string');
-  if (Buffer.byteLength(body) > MAX_MESSAGE_BYTES) throw invalid('MessageBody is over 262144 bytes');
+  if (Buffer.byteLength(body) > MAX_MESSAGE_BYTES)
+    throw invalid(`MessageBody is over ${MAX_MESSAGE_BYTES} bytes`);
   return { body, delayMs: integer(input.DelaySeconds, 0, 0, MAX_DELAY_SECONDS, 'DelaySeconds') * 1000 };
 }
 

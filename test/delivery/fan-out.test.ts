@@ -5,7 +5,9 @@ import { FanOut } from '../../lib/delivery/fan-out';
 import {
   type FanOutMessage,
   fanOutMessage,
-  parseDeliveryMessage,
+  PACK_MAX_BYTES,
+  PACK_MAX_DELIVERIES,
+  parseDeliveryQueueMessage,
   parseFanOutMessage,
 } from '../../lib/delivery/messages';
 import { deliveryStore, subscriptionStore } from '../../lib/services';
@@ -14,17 +16,20 @@ import { RecordingQueue } from '../support/recording-queue';
 
 async function subscribe(resourceAddress: string, count: number): Promise<string[]> {
   const ids = Array.from({ length: count }, () => randomUUID());
-  await Promise.all(
-    ids.map((id) =>
-      subscriptionStore().createSubscription({
-        id,
-        resourceAddress,
-        endpointUri: `http://127.0.0.1:9/${id}`,
-        owner: 'anonymous',
-        createdAt: new Date().toISOString(),
-      }),
-    ),
-  );
+  // Twenty at a time: DynamoDB Local on a loaded machine times out hundreds at once.
+  for (let start = 0; start < ids.length; start += 20) {
+    await Promise.all(
+      ids.slice(start, start + 20).map((id) =>
+        subscriptionStore().createSubscription({
+          id,
+          resourceAddress,
+          endpointUri: `http://127.0.0.1:9/${id}`,
+          owner: 'anonymous',
+          createdAt: new Date().toISOString(),
+        }),
+      ),
+    );
+  }
   return ids;
 }
 
@@ -65,7 +70,7 @@ describe('fan-out continuations', () => {
     const queue = new RecordingQueue();
     const fanOut = new FanOut(deliveryStore(), queue, { pageSize: 2, pagesPerInvocation: 2 });
     const invocations = await drain(fanOut, queue, acceptedAt(node));
-    const delivered = queue.sent.delivery.map((body) => parseDeliveryMessage(body).subscriptionId);
+    const delivered = notificationsSent(queue).map((n) => n.subscriptionId);
     expect([...delivered].sort()).toEqual([...expected].sort());
     // 4 pages at the node, 3 at the site (the last empty or short), 2 per invocation.
     expect(invocations).toBeGreaterThanOrEqual(4);
@@ -82,9 +87,11 @@ describe('fan-out continuations', () => {
     const queue = new RecordingQueue();
     const fanOut = new FanOut(deliveryStore(), queue, { pageSize: 1, reserveMs: 5000 });
     const invocations = await drain(fanOut, queue, acceptedAt(node), () => 1000);
-    expect(queue.sent.delivery.map((body) => parseDeliveryMessage(body).subscriptionId).sort()).toEqual(
-      [...expected].sort(),
-    );
+    expect(
+      notificationsSent(queue)
+        .map((n) => n.subscriptionId)
+        .sort(),
+    ).toEqual([...expected].sort());
     expect(invocations).toBeGreaterThanOrEqual(3);
   });
 
@@ -117,7 +124,55 @@ describe('fan-out continuations', () => {
     const queue = new RecordingQueue();
     expect(await new FanOut(deliveryStore(), queue).run(acceptedAt(node))).toBe(3);
     expect(queue.sent['fan-out']).toEqual([]);
-    expect(queue.sent.delivery).toHaveLength(expected.length);
+    // One message carries the three.
+    expect(queue.sent.delivery).toHaveLength(1);
+    expect(
+      notificationsSent(queue)
+        .map((n) => n.subscriptionId)
+        .sort(),
+    ).toEqual([...expected].sort());
+  });
+
+  it('packs a large fan-out into messages of at most PACK_MAX_DELIVERIES, sent ten to a request', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const count = 2 * PACK_MAX_DELIVERIES + 10;
+    const expected = await subscribe(node, count);
+    const queue = new RecordingQueue();
+    expect(await new FanOut(deliveryStore(), queue).run(acceptedAt(node))).toBe(count);
+    const packs = queue.sent.delivery.map((body) => parseDeliveryQueueMessage(body).notifications.length);
+    expect(packs.sort((a, b) => b - a)).toEqual([PACK_MAX_DELIVERIES, PACK_MAX_DELIVERIES, 10]);
+    expect(queue.requests.delivery).toBe(1);
+    expect(
+      notificationsSent(queue)
+        .map((n) => n.subscriptionId)
+        .sort(),
+    ).toEqual([...expected].sort());
+    // The event is written once per pack, not once per notification.
+    for (const body of queue.sent.delivery) expect(body.split('"specversion"')).toHaveLength(2);
+  });
+
+  it('keeps each pack within PACK_MAX_BYTES, however large its events', async () => {
+    // Ten events of about 60 KiB (an event may have up to 64 KiB), each to one subscriber: a
+    // pack of all ten would be 600 KiB.
+    const site = `/${uniqueCluster()}/site-1`;
+    const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
+    await Promise.all(nodes.map((node) => subscribe(node, 1)));
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(deliveryStore(), queue);
+    const batch = fanOut.batch();
+    const events = nodes.map((node) => {
+      const message = acceptedAt(node);
+      const values = [{ ...message.event.data.values[0], padding: 'x'.repeat(60 * 1024) }];
+      return {
+        ...message,
+        event: { ...message.event, data: { ...message.event.data, values } },
+      } as FanOutMessage;
+    });
+    await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)));
+    expect(queue.sent.delivery.length).toBeGreaterThan(1);
+    for (const body of queue.sent.delivery)
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(PACK_MAX_BYTES);
+    expect(notificationsSent(queue)).toHaveLength(10);
   });
 
   it('reads an ancestor shared by the events of one batch once, and each event still reaches every subscriber', async () => {
@@ -144,9 +199,9 @@ describe('fan-out continuations', () => {
     expect(to(two)).toEqual([...siteSubscribers].sort());
   });
 
-  it('fills send requests of 10 across the pages and events of one batch', async () => {
+  it('packs the notifications of the events of one batch into one message', async () => {
     // A storm's shape: ten nodes of one site, a subscriber per node and one for the site. Sent
-    // page by page, that was 20 requests of one message each; full, it is 2.
+    // page by page, one message per notification, that was 20 messages; packed, it is one.
     const site = `/${uniqueCluster()}/site-1`;
     const siteSubscriber = await subscribe(site, 1);
     const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
@@ -158,7 +213,8 @@ describe('fan-out continuations', () => {
     expect(await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)))).toEqual(
       events.map(() => 2),
     );
-    expect(queue.requests.delivery).toBe(2);
+    expect(queue.requests.delivery).toBe(1);
+    expect(queue.sent.delivery).toHaveLength(1);
     const to = (m: FanOutMessage) => subscriptionsSentFor(queue, m);
     events.forEach((m, n) => {
       expect(to(m)).toEqual([...siteSubscriber, ...(nodeSubscribers[n] ?? [])].sort());
@@ -181,10 +237,14 @@ describe('fan-out continuations', () => {
   });
 });
 
-/** The subscriptions `queue` was given a delivery message of `m` for, sorted. */
+/** The notifications of every message `queue` was given for the delivery queue. */
+function notificationsSent(queue: RecordingQueue) {
+  return queue.sent.delivery.flatMap((body) => parseDeliveryQueueMessage(body).notifications);
+}
+
+/** The subscriptions `queue` was given a notification of `m` for, sorted. */
 function subscriptionsSentFor(queue: RecordingQueue, m: FanOutMessage): string[] {
-  return queue.sent.delivery
-    .map((body) => parseDeliveryMessage(body))
+  return notificationsSent(queue)
     .filter((d) => d.event.id === m.event.id)
     .map((d) => d.subscriptionId)
     .sort();

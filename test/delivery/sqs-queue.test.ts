@@ -35,6 +35,15 @@ describe('SqsQueue against the local queue', () => {
     );
   });
 
+  it("keeps each request's bodies within SQS's 1 MiB, however few messages that is", async () => {
+    // Five packs of 300 KiB: ten to a request would be 1.5 MiB, which SQS (and the local queue)
+    // refuses whole.
+    const messages = Array.from({ length: 5 }, (_, i) => ({ body: `${i}`.padEnd(300 * 1024, '.') }));
+    await adapter.send('fan-out', messages);
+    const arrived = queue.messages('fan-out').filter((m) => m.body.length === 300 * 1024);
+    expect(arrived.map((m) => m.body[0]).sort()).toEqual(['0', '1', '2', '3', '4']);
+  });
+
   it('makes no call for no messages', async () => {
     const before = queue.stats().delivery.sendRequests;
     await adapter.send('delivery', []);

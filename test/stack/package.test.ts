@@ -400,18 +400,34 @@ describe('serverless package --stage prod', () => {
     }
     expect(queues.delivery.maxReceiveCount).toBe(50);
     const mappings = byType(iam.template, 'AWS::Lambda::EventSourceMapping').map(([, m]) => m.Properties);
-    // Batches of 10 with no window (latency), in provisioned mode with warm pollers (bursts).
-    const burstReady = (fn: string, MinimumPollers: number, MaximumPollers: number) =>
+    // Batches of 10 with no window (latency); fan-out with warm pollers (every event is a message
+    // there), delivery (packed) in standard mode unless deliverMinimumPollers keeps some warm.
+    const mapping = (fn: string, ProvisionedPollerConfig: unknown) =>
       expect.objectContaining({
         FunctionName: { 'Fn::GetAtt': [`${fn}LambdaFunction`, 'Arn'] },
         FunctionResponseTypes: ['ReportBatchItemFailures'],
         BatchSize: 10,
         MaximumBatchingWindowInSeconds: 0,
-        ProvisionedPollerConfig: { MinimumPollers, MaximumPollers },
+        ProvisionedPollerConfig,
       });
+    // Standard mode (no ProvisionedPollerConfig) when the parameter is 0.
+    const pollers = (condition: string, MinimumPollers: number, MaximumPollers: number) => ({
+      'Fn::If': [condition, { MinimumPollers, MaximumPollers }, { Ref: 'AWS::NoValue' }],
+    });
     expect(mappings).toEqual(
-      expect.arrayContaining([burstReady('Deliver', 20, 200), burstReady('FanOut', 2, 50)]),
+      expect.arrayContaining([
+        mapping('Deliver', pollers('DeliverPollersKeptWarm', 0, 200)),
+        mapping('FanOut', pollers('FanOutPollersKeptWarm', 2, 50)),
+      ]),
     );
+    const { Conditions } = iam.template as Template & { Conditions?: Record<string, unknown> };
+    const keptWarm = (minimum: string) => ({
+      'Fn::Not': [{ 'Fn::Equals': [`${minimum} pollers`, '0 pollers'] }],
+    });
+    expect(Conditions).toMatchObject({
+      DeliverPollersKeptWarm: keptWarm('0'),
+      FanOutPollersKeptWarm: keptWarm('2'),
+    });
   });
 
   it("gives delete-all's clean-up a queue of its own with a dead-letter queue, and the cursor key to the list functions only", () => {
