@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordAwsCalls } from '../../bench/aws-calls.mjs';
 import { serverlessFunctions } from '../../bench/common.mjs';
 import { handler as emitGaugesHandler } from '../../functions/emit-gauges';
+import { handler as listSigningKeysHandler } from '../../functions/list-signing-keys';
+import { handler as rotateWebhookKeysHandler } from '../../functions/rotate-webhook-keys';
 import {
   type ApiResponse,
   api,
@@ -144,6 +146,26 @@ describe('exact budgets of the HTTP routes', () => {
   it('the gauges of every minute', async () => {
     await expectWithinBudget('emitGauges', async () => {
       await emitGaugesHandler({}, lambdaContext());
+      return undefined;
+    });
+  });
+
+  it('the v1a keys: GET /signing-keys, and the daily rotation while the signing key is young', async () => {
+    await expectWithinBudget(
+      'listSigningKeys',
+      () =>
+        invoke(
+          listSigningKeysHandler as Parameters<typeof invoke>[0],
+          httpApiEvent({
+            method: 'GET',
+            path: '/signing-keys',
+            routeKey: 'GET /api/ocloudNotifications/v2/signing-keys',
+          }),
+        ),
+      200,
+    );
+    await expectWithinBudget('rotateWebhookKeys', async () => {
+      await rotateWebhookKeysHandler({}, lambdaContext());
       return undefined;
     });
   });
