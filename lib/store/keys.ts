@@ -90,7 +90,7 @@ export const keys = {
     pk: 'CONFIG',
     sk: `${webhookKeyPrefix}${String(generation).padStart(6, '0')}`,
   }),
-  webhookKeyPrefix: 'WEBHOOK-KEY#',
+  webhookKeyPrefix,
 };
 
 /** Every dead letter of a subscription's partition, or those of one incarnation. */
