@@ -13,15 +13,13 @@
  *   npm run bench:agent          (TRANSITIONS, default 24)
  */
 import { randomUUID } from 'node:crypto';
-import dgram from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   daemonsMissing,
   freePort,
-  nmeaSecond,
-  nmeaTime,
+  nmeaFeeder,
   post,
   startAgent,
   startChronydPair,
@@ -30,12 +28,11 @@ import {
   startService,
   startUdpGpsd,
   until,
-} from '../test/agent/harness.mjs';
-import { exitAfter, quantile, verdict, verdicts } from './common.mjs';
+} from '../scripts/agent-lab.mjs';
+import { exitAfter, print, quantile, stateEvent, verdict, verdicts } from './common.mjs';
 
 const TRANSITIONS = Number(process.env.TRANSITIONS || 24);
 const PART = 'agent';
-const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 const ms = (/** @type {number} */ value) => `${value.toFixed(0)} ms`;
 
 const missing = daemonsMissing(['ip', 'ptp4l', 'pmc', 'gpsd', 'chronyd', 'chronyc']);
@@ -64,7 +61,7 @@ try {
   const gpsdPort = await freePort();
   const udpPort = await freePort();
   cleanup.push(startUdpGpsd(gpsdPort, udpPort));
-  const nmea = gnssFeeder(udpPort);
+  const nmea = nmeaFeeder(udpPort);
   cleanup.push(nmea);
   const plainAddress = `/${cluster}/site-1/plain/sync/ptp-status/lock-state`;
   const plain = await post(`${service.api}/publishers`, { ResourceAddress: plainAddress });
@@ -120,20 +117,7 @@ try {
   const baselineEndToEnd = [];
   const baselineAccept = [];
   for (let i = 0; i < TRANSITIONS; i++) {
-    const value = i % 2 === 0 ? 'HOLDOVER' : 'LOCKED';
-    const event = {
-      id: randomUUID(),
-      specversion: '1.0',
-      source: '/sync/ptp-status/lock-state',
-      type: 'event.sync.ptp-status.ptp-state-change',
-      time: new Date().toISOString(),
-      data: {
-        version: '1.0',
-        values: [
-          { ResourceAddress: plainAddress, data_type: 'notification', value_type: 'enumeration', value },
-        ],
-      },
-    };
+    const event = stateEvent(plainAddress, i % 2 === 0 ? 'HOLDOVER' : 'LOCKED');
     const start = Date.now();
     const answer = await post(`${service.api}/publishers/${plain.body.SubscriptionId}/events`, event);
     if (answer.status !== 202) throw new Error(`plain POST: HTTP ${answer.status}`);
@@ -242,38 +226,3 @@ print(
     : `\nbench:agent FAIL: ${failed.map((v) => v.figure).join(', ')}`,
 );
 process.exit(failed.length === 0 ? 0 : 1);
-
-/**
- * A receiver on gpsd's UDP source: one second of NMEA (RMC, GGA, GSA) every 250 ms with the
- * current fix mode. `switchTo` writes the new mode's first sentence at once and resolves when it
- * has been sent: that is the change.
- * @param {number} port
- */
-function gnssFeeder(port) {
-  const socket = dgram.createSocket('udp4');
-  let second = 0;
-  const feeder = {
-    /** @type {1 | 2 | 3} */
-    mode: 1,
-    send() {
-      const lines = nmeaSecond(nmeaTime(new Date(Date.UTC(2026, 0, 1) + second++ * 1000)), feeder.mode);
-      return Promise.all(
-        lines.map(
-          (line) =>
-            new Promise((resolve) => socket.send(`${line}\r\n`, port, '127.0.0.1', () => resolve(undefined))),
-        ),
-      );
-    },
-    /** @param {1 | 3} mode */
-    async switchTo(mode) {
-      feeder.mode = mode;
-      await feeder.send();
-    },
-    async stop() {
-      clearInterval(timer);
-      socket.close();
-    },
-  };
-  const timer = setInterval(() => void feeder.send(), 250);
-  return feeder;
-}
