@@ -13,15 +13,13 @@
  *   npm run bench:agent          (TRANSITIONS, default 24)
  */
 import { randomUUID } from 'node:crypto';
-import dgram from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   daemonsMissing,
   freePort,
-  nmeaSecond,
-  nmeaTime,
+  nmeaFeeder,
   post,
   startAgent,
   startChronydPair,
@@ -30,12 +28,11 @@ import {
   startService,
   startUdpGpsd,
   until,
-} from '../test/agent/harness.mjs';
-import { exitAfter, quantile, verdict, verdicts } from './common.mjs';
+} from '../scripts/agent-lab.mjs';
+import { exitAfter, print, quantile, runMain, stateEvent, verdict } from './common.mjs';
 
 const TRANSITIONS = Number(process.env.TRANSITIONS || 24);
 const PART = 'agent';
-const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 const ms = (/** @type {number} */ value) => `${value.toFixed(0)} ms`;
 
 const missing = daemonsMissing(['ip', 'ptp4l', 'pmc', 'gpsd', 'chronyd', 'chronyc']);
@@ -44,236 +41,181 @@ if (missing) {
   process.exit(2);
 }
 exitAfter(15 * 60_000);
+runMain(main);
 
-const dir = mkdtempSync(join(tmpdir(), 'ocloud-bench-agent-'));
-const cluster = `bench-${randomUUID().slice(0, 8)}`;
-const gmNode = `/${cluster}/site-1/gm`;
-const gnssNode = `/${cluster}/site-1/gnss`;
-const ntpNode = `/${cluster}/site-1/ntp`;
-/** @type {Array<{ stop: () => Promise<unknown> }>} */
-const cleanup = [];
+async function main() {
+  const dir = mkdtempSync(join(tmpdir(), 'ocloud-bench-agent-'));
+  const cluster = `bench-${randomUUID().slice(0, 8)}`;
+  const gmNode = `/${cluster}/site-1/gm`;
+  const gnssNode = `/${cluster}/site-1/gnss`;
+  const ntpNode = `/${cluster}/site-1/ntp`;
+  /** @type {Array<{ stop: () => Promise<unknown> }>} */
+  const cleanup = [];
 
-try {
-  const [service, consumer, pair, chrony] = await Promise.all([
-    startService(dir),
-    startConsumer(),
-    startPtpPair(dir),
-    startChronydPair(dir),
-  ]);
-  cleanup.push(service, { stop: consumer.close }, { stop: pair.remove }, { stop: chrony.remove });
-  const gpsdPort = await freePort();
-  const udpPort = await freePort();
-  cleanup.push(startUdpGpsd(gpsdPort, udpPort));
-  const nmea = gnssFeeder(udpPort);
-  cleanup.push(nmea);
-  const plainAddress = `/${cluster}/site-1/plain/sync/ptp-status/lock-state`;
-  const plain = await post(`${service.api}/publishers`, { ResourceAddress: plainAddress });
-  const subscribed = await post(`${service.api}/subscriptions`, {
-    ResourceAddress: `/${cluster}`,
-    EndpointUri: consumer.url,
-  });
-  if (subscribed.status !== 201) throw new Error(`subscribe: HTTP ${subscribed.status}`);
-  // Subscribed before the agents start, so that their states at start reach the consumer too.
-  const agentFor = (
-    /** @type {string} */ node,
-    /** @type {Omit<Parameters<typeof startAgent>[0], 'service' | 'node' | 'stateDir'>} */ follows,
-  ) =>
-    startAgent({
-      service: service.base,
-      node,
-      stateDir: join(dir, node.split('/').at(-1) ?? ''),
-      ...follows,
+  try {
+    const [service, consumer, pair, chrony] = await Promise.all([
+      startService(dir),
+      startConsumer(),
+      startPtpPair(dir),
+      startChronydPair(dir),
+    ]);
+    cleanup.push(service, { stop: consumer.close }, { stop: pair.remove }, { stop: chrony.remove });
+    const gpsdPort = await freePort();
+    const udpPort = await freePort();
+    cleanup.push(startUdpGpsd(gpsdPort, udpPort));
+    const nmea = nmeaFeeder(udpPort);
+    cleanup.push(nmea);
+    const plainAddress = `/${cluster}/site-1/plain/sync/ptp-status/lock-state`;
+    const plain = await post(`${service.api}/publishers`, { ResourceAddress: plainAddress });
+    const subscribed = await post(`${service.api}/subscriptions`, {
+      ResourceAddress: `/${cluster}`,
+      EndpointUri: consumer.url,
     });
-  const gmAgent = agentFor(gmNode, { ptp4l: pair.gmUds });
-  const gnssAgent = agentFor(gnssNode, { gpsd: `127.0.0.1:${gpsdPort}` });
-  const ntpAgent = agentFor(ntpNode, { chronyd: chrony.socket, args: ['--os-clock-holdover-s', '1'] });
-  cleanup.push(gmAgent, gnssAgent, ntpAgent);
+    if (subscribed.status !== 201) throw new Error(`subscribe: HTTP ${subscribed.status}`);
+    // Subscribed before the agents start, so that their states at start reach the consumer too.
+    const agentFor = (
+      /** @type {string} */ node,
+      /** @type {Omit<Parameters<typeof startAgent>[0], 'service' | 'node' | 'stateDir'>} */ follows,
+    ) =>
+      startAgent({
+        service: service.base,
+        node,
+        stateDir: join(dir, node.split('/').at(-1) ?? ''),
+        ...follows,
+      });
+    const gmAgent = agentFor(gmNode, { ptp4l: pair.gmUds });
+    const gnssAgent = agentFor(gnssNode, { gpsd: `127.0.0.1:${gpsdPort}` });
+    const ntpAgent = agentFor(ntpNode, { chronyd: chrony.socket, args: ['--os-clock-holdover-s', '1'] });
+    cleanup.push(gmAgent, gnssAgent, ntpAgent);
 
-  /** The first notification for `address` with `value` that arrived after `since`. */
-  const arrival = (/** @type {string} */ address, /** @type {string} */ value, /** @type {number} */ since) =>
-    until(
-      () =>
-        consumer.received.find(
-          (r) =>
-            r.at >= since &&
-            r.event?.data?.values?.[0]?.ResourceAddress === address &&
-            r.event.data.values[0].value === value,
-        ),
-      `${address} ${value}`,
-      30_000,
-    );
-  /** The agent's own share: from the event's time (its observation) to the 202, from its debug log. */
-  const agentShare = (/** @type {ReturnType<typeof startAgent>} */ agent, /** @type {string} */ id) =>
-    until(() => {
-      const line = agent.lines().find((l) => l.includes(`accepted ${id} `));
-      const match = line && /HTTP 2\d\d, (\d+) ms after it was observed/.exec(line);
-      return match ? Number(match[1]) : undefined;
-    }, `the agent's accepted line for ${id}`);
+    /** The first notification for `address` with `value` that arrived after `since`. */
+    const arrival = (
+      /** @type {string} */ address,
+      /** @type {string} */ value,
+      /** @type {number} */ since,
+    ) =>
+      until(
+        () =>
+          consumer.received.find(
+            (r) =>
+              r.at >= since &&
+              r.event?.data?.values?.[0]?.ResourceAddress === address &&
+              r.event.data.values[0].value === value,
+          ),
+        `${address} ${value}`,
+        30_000,
+      );
+    /** The agent's own share: from the event's time (its observation) to the 202, from its debug log. */
+    const agentShare = (/** @type {ReturnType<typeof startAgent>} */ agent, /** @type {string} */ id) =>
+      until(() => {
+        const line = agent.lines().find((l) => l.includes(`accepted ${id} `));
+        const match = line && /HTTP 2\d\d, (\d+) ms after it was observed/.exec(line);
+        return match ? Number(match[1]) : undefined;
+      }, `the agent's accepted line for ${id}`);
 
-  await arrival(`${gmNode}/sync/ptp-status/lock-state`, 'LOCKED', 0);
-  const ntpOs = `${ntpNode}/sync/sync-status/os-clock-sync-state`;
-  await arrival(ntpOs, 'LOCKED', 0);
-  nmea.mode = 3;
-  await arrival(`${gnssNode}/sync/gnss-status/gnss-sync-status`, 'SYNCHRONIZED', 0);
+    await arrival(`${gmNode}/sync/ptp-status/lock-state`, 'LOCKED', 0);
+    const ntpOs = `${ntpNode}/sync/sync-status/os-clock-sync-state`;
+    await arrival(ntpOs, 'LOCKED', 0);
+    nmea.mode = 3;
+    await arrival(`${gnssNode}/sync/gnss-status/gnss-sync-status`, 'SYNCHRONIZED', 0);
 
-  // The plain loop: the same lock-state event straight to the service, POST → 202 and → consumer.
-  const baselineEndToEnd = [];
-  const baselineAccept = [];
-  for (let i = 0; i < TRANSITIONS; i++) {
-    const value = i % 2 === 0 ? 'HOLDOVER' : 'LOCKED';
-    const event = {
-      id: randomUUID(),
-      specversion: '1.0',
-      source: '/sync/ptp-status/lock-state',
-      type: 'event.sync.ptp-status.ptp-state-change',
-      time: new Date().toISOString(),
-      data: {
-        version: '1.0',
-        values: [
-          { ResourceAddress: plainAddress, data_type: 'notification', value_type: 'enumeration', value },
-        ],
-      },
+    // The plain loop: the same lock-state event straight to the service, POST → 202 and → consumer.
+    const baselineEndToEnd = [];
+    const baselineAccept = [];
+    for (let i = 0; i < TRANSITIONS; i++) {
+      const event = stateEvent(plainAddress, i % 2 === 0 ? 'HOLDOVER' : 'LOCKED');
+      const start = Date.now();
+      const answer = await post(`${service.api}/publishers/${plain.body.SubscriptionId}/events`, event);
+      if (answer.status !== 202) throw new Error(`plain POST: HTTP ${answer.status}`);
+      baselineAccept.push(Date.now() - start);
+      const got = await until(
+        () => consumer.received.find((r) => r.event?.id === event.id),
+        'the plain event',
+      );
+      baselineEndToEnd.push(got.at - start);
+    }
+
+    /** @type {Array<{ kind: string, endToEnd: number, agent: number }>} */
+    const samples = [];
+    /**
+     * @param {string} kind
+     * @param {() => Promise<number | void>} change resolves when the daemon has changed (or with when)
+     * @param {ReturnType<typeof startAgent>} agent @param {string} address @param {string} value
+     */
+    const measure = async (kind, change, agent, address, value) => {
+      const changedAt = (await change()) ?? Date.now();
+      const got = await arrival(address, value, changedAt);
+      samples.push({ kind, endToEnd: got.at - changedAt, agent: await agentShare(agent, got.event.id) });
     };
-    const start = Date.now();
-    const answer = await post(`${service.api}/publishers/${plain.body.SubscriptionId}/events`, event);
-    if (answer.status !== 202) throw new Error(`plain POST: HTTP ${answer.status}`);
-    baselineAccept.push(Date.now() - start);
-    const got = await until(() => consumer.received.find((r) => r.event?.id === event.id), 'the plain event');
-    baselineEndToEnd.push(got.at - start);
-  }
-
-  /** @type {Array<{ kind: string, endToEnd: number, agent: number }>} */
-  const samples = [];
-  /**
-   * @param {string} kind
-   * @param {() => Promise<number | void>} change resolves when the daemon has changed (or with when)
-   * @param {ReturnType<typeof startAgent>} agent @param {string} address @param {string} value
-   */
-  const measure = async (kind, change, agent, address, value) => {
-    const changedAt = (await change()) ?? Date.now();
-    const got = await arrival(address, value, changedAt);
-    samples.push({ kind, endToEnd: got.at - changedAt, agent: await agentShare(agent, got.event.id) });
-  };
-  const gmLock = `${gmNode}/sync/ptp-status/lock-state`;
-  const gnss = `${gnssNode}/sync/gnss-status/gnss-sync-status`;
-  while (samples.length < TRANSITIONS) {
-    for (const [clockClass, state] of /** @type {const} */ ([
-      [7, 'HOLDOVER'],
-      [248, 'FREERUN'],
-      [6, 'LOCKED'],
-    ])) {
+    const gmLock = `${gmNode}/sync/ptp-status/lock-state`;
+    const gnss = `${gnssNode}/sync/gnss-status/gnss-sync-status`;
+    while (samples.length < TRANSITIONS) {
+      for (const [clockClass, state] of /** @type {const} */ ([
+        [7, 'HOLDOVER'],
+        [248, 'FREERUN'],
+        [6, 'LOCKED'],
+      ])) {
+        await measure(
+          `pmc SET clock class ${clockClass}`,
+          () => pair.setClockClass(clockClass),
+          gmAgent,
+          gmLock,
+          state,
+        );
+      }
+      await measure('grandmaster killed', () => pair.stopGm('SIGKILL'), gmAgent, gmLock, 'FREERUN');
+      const restartedAt = Date.now();
+      await pair.startGm();
+      await arrival(gmLock, 'LOCKED', restartedAt);
+      await measure('GNSS fix lost', async () => nmea.switchTo(1), gnssAgent, gnss, 'FAILURE-NOFIX');
+      await measure('GNSS fix back', async () => nmea.switchTo(3), gnssAgent, gnss, 'SYNCHRONIZED');
+      const chronydSays = async (/** @type {RegExp} */ line, /** @type {() => Promise<void>} */ act) => {
+        const logged = chrony.clientLogs(line);
+        await act();
+        return logged;
+      };
       await measure(
-        `pmc SET clock class ${clockClass}`,
-        () => pair.setClockClass(clockClass),
-        gmAgent,
-        gmLock,
-        state,
+        'NTP lost (chronyd)',
+        () => chronydSays(/no selectable sources/, chrony.stopServer),
+        ntpAgent,
+        ntpOs,
+        'HOLDOVER',
+      );
+      await arrival(ntpOs, 'FREERUN', Date.now() - 2000);
+      await measure(
+        'NTP back (chronyd)',
+        () => chronydSays(/Selected source/, chrony.startServer),
+        ntpAgent,
+        ntpOs,
+        'LOCKED',
       );
     }
-    await measure('grandmaster killed', () => pair.stopGm('SIGKILL'), gmAgent, gmLock, 'FREERUN');
-    const restartedAt = Date.now();
-    await pair.startGm();
-    await arrival(gmLock, 'LOCKED', restartedAt);
-    await measure('GNSS fix lost', async () => nmea.switchTo(1), gnssAgent, gnss, 'FAILURE-NOFIX');
-    await measure('GNSS fix back', async () => nmea.switchTo(3), gnssAgent, gnss, 'SYNCHRONIZED');
-    const chronydSays = async (/** @type {RegExp} */ line, /** @type {() => Promise<void>} */ act) => {
-      const logged = chrony.clientLogs(line);
-      await act();
-      return logged;
+
+    /** p50 and p99 of `values`; with a budget, its verdict on the p99. @param {number[]} values @param {[string, number]} [budget] */
+    const figures = (values, [figure, budget] = ['', Number.NaN]) => {
+      const p99 = quantile(values, 0.99);
+      const judged = figure ? `   ${verdict(PART, figure, p99, budget)}` : '';
+      return `p50 ${ms(quantile(values, 0.5))}  p99 ${ms(p99)}${judged}`;
     };
-    await measure(
-      'NTP lost (chronyd)',
-      () => chronydSays(/no selectable sources/, chrony.stopServer),
-      ntpAgent,
-      ntpOs,
-      'HOLDOVER',
-    );
-    await arrival(ntpOs, 'FREERUN', Date.now() - 2000);
-    await measure(
-      'NTP back (chronyd)',
-      () => chronydSays(/Selected source/, chrony.startServer),
-      ntpAgent,
-      ntpOs,
-      'LOCKED',
-    );
-  }
-
-  const endToEnd = samples.map((s) => s.endToEnd);
-  const agentOnly = samples.map((s) => s.agent);
-  const p = (/** @type {typeof samples} */ of, /** @type {'endToEnd' | 'agent'} */ part, q = 0.5) =>
-    quantile(
-      of.map((s) => s[part]),
-      q,
-    );
-  print(
-    `\nNode agent: ${samples.length} transitions of real daemons → consumer (this machine; noisy if shared)`,
-  );
-  for (const kind of [...new Set(samples.map((s) => s.kind))]) {
-    const of = samples.filter((s) => s.kind === kind);
+    const part = (/** @type {typeof samples} */ of, /** @type {'endToEnd' | 'agent'} */ p) =>
+      of.map((s) => s[p]);
     print(
-      `  ${kind.padEnd(24)} ×${of.length}  end to end p50 ${ms(p(of, 'endToEnd'))}, agent p50 ${ms(p(of, 'agent'))}`,
+      `\nNode agent: ${samples.length} transitions of real daemons → consumer (this machine; noisy if shared)`,
     );
+    for (const kind of [...new Set(samples.map((s) => s.kind))]) {
+      const of = samples.filter((s) => s.kind === kind);
+      const [endToEnd, agent] = [part(of, 'endToEnd'), part(of, 'agent')].map((v) => ms(quantile(v, 0.5)));
+      print(`  ${kind.padEnd(24)} ×${of.length}  end to end p50 ${endToEnd}, agent p50 ${agent}`);
+    }
+    const os = samples.filter((s) => s.kind.startsWith('NTP'));
+    print(`  OS clock (chronyd logs → consumer 2xx, holdover excluded) ${figures(part(os, 'endToEnd'), ['os-clock end-to-end p99 (ms)', 1000])}
+    its agent's share (seen → 202)  ${figures(part(os, 'agent'))}
+  end to end (change → consumer 2xx)  ${figures(part(samples, 'endToEnd'), ['end-to-end p99 (ms)', 1000])}
+    baseline, plain POST → consumer    ${figures(baselineEndToEnd)}
+  agent's share (seen → 202)          ${figures(part(samples, 'agent'), ['agent share p99 (ms)', 100])}
+    baseline, plain POST → 202          ${figures(baselineAccept)}`);
+  } finally {
+    for (const part of cleanup.reverse()) await part.stop().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
   }
-  const os = samples.filter((s) => s.kind.startsWith('NTP'));
-  print(
-    `  OS clock (chronyd logs → consumer 2xx, holdover excluded) p50 ${ms(p(os, 'endToEnd'))}  p99 ${ms(p(os, 'endToEnd', 0.99))}   ${verdict(PART, 'os-clock end-to-end p99 (ms)', p(os, 'endToEnd', 0.99), 1000)}`,
-  );
-  print(`    its agent's share (seen → 202)  p50 ${ms(p(os, 'agent'))}  p99 ${ms(p(os, 'agent', 0.99))}`);
-  print(
-    `  end to end (change → consumer 2xx)  p50 ${ms(quantile(endToEnd, 0.5))}  p99 ${ms(quantile(endToEnd, 0.99))}   ${verdict(PART, 'end-to-end p99 (ms)', quantile(endToEnd, 0.99), 1000)}`,
-  );
-  print(
-    `    baseline, plain POST → consumer    p50 ${ms(quantile(baselineEndToEnd, 0.5))}  p99 ${ms(quantile(baselineEndToEnd, 0.99))}`,
-  );
-  print(
-    `  agent's share (seen → 202)          p50 ${ms(quantile(agentOnly, 0.5))}  p99 ${ms(quantile(agentOnly, 0.99))}   ${verdict(PART, 'agent share p99 (ms)', quantile(agentOnly, 0.99), 100)}`,
-  );
-  print(
-    `    baseline, plain POST → 202          p50 ${ms(quantile(baselineAccept, 0.5))}  p99 ${ms(quantile(baselineAccept, 0.99))}`,
-  );
-} finally {
-  for (const part of cleanup.reverse()) await part.stop().catch(() => undefined);
-  rmSync(dir, { recursive: true, force: true });
-}
-const failed = verdicts.filter((v) => v.pass === false);
-print(
-  failed.length === 0
-    ? '\nbench:agent PASS'
-    : `\nbench:agent FAIL: ${failed.map((v) => v.figure).join(', ')}`,
-);
-process.exit(failed.length === 0 ? 0 : 1);
-
-/**
- * A receiver on gpsd's UDP source: one second of NMEA (RMC, GGA, GSA) every 250 ms with the
- * current fix mode. `switchTo` writes the new mode's first sentence at once and resolves when it
- * has been sent: that is the change.
- * @param {number} port
- */
-function gnssFeeder(port) {
-  const socket = dgram.createSocket('udp4');
-  let second = 0;
-  const feeder = {
-    /** @type {1 | 2 | 3} */
-    mode: 1,
-    send() {
-      const lines = nmeaSecond(nmeaTime(new Date(Date.UTC(2026, 0, 1) + second++ * 1000)), feeder.mode);
-      return Promise.all(
-        lines.map(
-          (line) =>
-            new Promise((resolve) => socket.send(`${line}\r\n`, port, '127.0.0.1', () => resolve(undefined))),
-        ),
-      );
-    },
-    /** @param {1 | 3} mode */
-    async switchTo(mode) {
-      feeder.mode = mode;
-      await feeder.send();
-    },
-    async stop() {
-      clearInterval(timer);
-      socket.close();
-    },
-  };
-  const timer = setInterval(() => void feeder.send(), 250);
-  return feeder;
 }

@@ -48,7 +48,7 @@ export async function bundle(entry, source) {
 }
 
 /** serverless.yml as the framework's own parser reads it (its CloudFormation tags included). */
-async function serverlessYml() {
+export async function serverlessYml() {
   const yml = await require('serverless/lib/configuration/read')(join(PROJECT_DIR, 'serverless.yml'));
   const config = yml.custom?.esbuild?.config;
   if (config !== './esbuild.config.cjs') throw new Error(`serverless.yml bundles with ${config}`);
@@ -62,14 +62,6 @@ export async function serverlessFunctions() {
   const { functions } = await serverlessYml();
   return Object.fromEntries(
     Object.entries(functions).map(([n, f]) => [n, f.handler.replace(/\.\w+$/, '.ts')]),
-  );
-}
-
-/** Each function's memory in MB: its own `memorySize`, else the provider's. @returns {Promise<Record<string, number>>} */
-export async function functionMemoryMb() {
-  const { provider, functions } = await serverlessYml();
-  return Object.fromEntries(
-    Object.entries(functions).map(([n, f]) => [n, f.memorySize ?? provider.memorySize ?? 1024]),
   );
 }
 

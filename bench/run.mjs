@@ -21,7 +21,8 @@ const OWN_CODE_BUDGET_KIB = 64;
 const SAME_CALLS_BUDGET = 1.1;
 const ROUNDS = Number(process.env.ROUNDS || 31);
 const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
-const CLIENTS = /** @type {const} */ (['dynamodb', 'sqs', 'kms']);
+/** The AWS SDK's client packages a function may carry (`@aws-sdk/client-…`), and their clients' names. */
+const CLIENTS = /** @type {const} */ ({ dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' });
 
 /** A child that loads a bundle as the Lambda runtime does (import()) and serves one event. */
 const CHILD = `const { handler } = await import(process.argv[1]);
@@ -56,12 +57,12 @@ function coldStart(file, event, env) {
  * A bare handler's source: the function's AWS clients (DynamoDB's document client too), and a
  * handler making the calls of `steps`, a step's at once, one step after another (a refused write
  * counts as made).
- * @param {{ service: string, command: string }[][]} steps @param {string[]} clients
+ * @param {{ service: string, command: string }[][]} steps @param {(keyof typeof CLIENTS)[]} clients
  */
 function bareSource(steps, clients) {
   const commands = [...new Set(steps.flat().map((c) => `${c.service}.${c.command}`))];
   const imports = clients.map((client) => {
-    const name = { dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' }[client];
+    const name = CLIENTS[client];
     const used = commands.filter((c) => c.startsWith(`${name}.`)).map((c) => `${c.split('.')[1]}Command`);
     return `import { ${name}Client, ${used.join(', ')} } from '@aws-sdk/client-${client}';
 export const ${name} = ${name === 'DynamoDB' ? 'DynamoDBDocumentClient.from(new DynamoDBClient({}))' : `new ${name}Client({})`};`;
@@ -70,7 +71,7 @@ export const ${name} = ${name === 'DynamoDB' ? 'DynamoDBDocumentClient.from(new 
   return `import http from 'node:http';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 ${imports.join('\n')}
-const clients = { ${clients.map((c) => ({ dynamodb: 'DynamoDB', sqs: 'SQS', kms: 'KMS' })[c]).join(', ')} };
+const clients = { ${clients.map((c) => CLIENTS[c]).join(', ')} };
 const commands = { ${table.join(', ')} };
 const headers = { 'content-type': 'application/json' };
 const post = (c) => new Promise((end) => http.request(c.url, { method: 'POST', headers }, (r) => r.resume().on('end', end)).end(c.body));
@@ -197,9 +198,7 @@ function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS
       const fn = bundles[name];
       if (!fn) throw new Error(`${name} is not a function of serverless.yml`);
       // The route's first request in a fresh copy of the product, its own clients recorded.
-      const modules = ['store/dynamo-client', 'queue/sqs-queue', 'secrets/kms-data-key'].map(
-        (m) => `lib/${m}`,
-      );
+      const modules = ['lib/store/dynamo-client', 'lib/queue/sqs-queue', 'lib/secrets/kms-data-key'];
       const exports = [sources[name], ...modules].map((m) => `export * from '${bench.PROJECT_DIR}${m}';`);
       const recorded = await bench.bundle(`record-${name}`, exports.join('\n'));
       const product = await import(pathToFileURL(recorded.file).href);
@@ -219,7 +218,8 @@ function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS
         if (step && c.at < Math.min(...step.map((s) => s.end))) step.push(c);
         else steps.push([c]);
       }
-      const clients = CLIENTS.filter((c) => fn.inputs.some(([path]) => path.includes(`/client-${c}/`)));
+      const carried = (/** @type {string} */ c) => fn.inputs.some(([path]) => path.includes(`/client-${c}/`));
+      const clients = /** @type {(keyof typeof CLIENTS)[]} */ (Object.keys(CLIENTS)).filter(carried);
       const bare = await bench.bundle(`bare-${name}`, bareSource(steps, clients));
       const took = { fn: /** @type {number[]} */ ([]), same: /** @type {number[]} */ ([]) };
       for (let round = 0; round < ROUNDS; round++) {

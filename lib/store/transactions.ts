@@ -9,7 +9,7 @@ import type { OwnerState } from './owners';
 const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 
 /** The counter change of a create or delete, made in the same transaction as the data. */
-export function countBy(tableName: string, kind: CounterKind, delta: number): TransactItem {
+function countBy(tableName: string, kind: CounterKind, delta: number): TransactItem {
   return {
     Update: {
       TableName: tableName,
@@ -21,7 +21,7 @@ export function countBy(tableName: string, kind: CounterKind, delta: number): Tr
 }
 
 /** One shard of the owner's count, changed on the condition that `gen` is still its generation. */
-export function ownerCount(tableName: string, owner: string, gen: number, delta: number): TransactItem {
+function ownerCount(tableName: string, owner: string, gen: number, delta: number): TransactItem {
   return {
     Update: {
       TableName: tableName,

@@ -1,15 +1,16 @@
 /** The comparison itself: a call added to a recording fails, naming the function and the call. */
 import { describe, expect, it } from 'vitest';
 import type { AwsCall } from '../../bench/aws-calls.mjs';
+import { billedUnits } from './billing';
 import { overBudget } from './budget-check';
 import { CALL_BUDGETS, type CallBudget } from './budget-table';
 
-const call = (service: string, command: string, units = { read: 0, write: 0 }): AwsCall => ({
+/** A call as recorded; a DynamoDB one's answer reports `units` (read or write by its command). */
+const call = (service: string, command: string, units = 0): AwsCall => ({
   service,
   command,
   input: {},
-  consumedCapacity: [],
-  units,
+  output: { ConsumedCapacity: { CapacityUnits: units } },
   startedAt: 0,
   endedAt: 1,
   invocation: { name: 'publishEvent', id: 1 },
@@ -21,7 +22,7 @@ function recordingOf(fn: string): AwsCall[] {
   return CALL_BUDGETS.filter((row) => row.fn === fn).flatMap((row: CallBudget) => {
     const [service = '', command = ''] = row.call.split(' ');
     return Array.from({ length: row.requests }, () =>
-      call(service, command, { read: row.read / row.requests, write: row.write / row.requests }),
+      call(service, command, (row.read + row.write) / row.requests),
     );
   });
 }
@@ -32,7 +33,7 @@ describe('the budget comparison', () => {
   });
 
   it('fails a recording with one call more, naming the function and the call', () => {
-    const recording = [...recordingOf('publishEvent'), call('DynamoDB', 'GetItem', { read: 0.5, write: 0 })];
+    const recording = [...recordingOf('publishEvent'), call('DynamoDB', 'GetItem', 0.5)];
     expect(overBudget('publishEvent', recording, CALL_BUDGETS)).toEqual([
       'publishEvent: DynamoDB GetItem: 1 request, over its budget of 0',
       'publishEvent: DynamoDB GetItem: 0.5 read units, over its budget of 0',
@@ -45,7 +46,7 @@ describe('the budget comparison', () => {
       'publishEvent: SQS SendMessageBatch: 2 requests, over its budget of 1',
     ]);
     const heavier = recordingOf('publishEvent').map((c) =>
-      c.command === 'TransactWriteItems' ? { ...c, units: { read: 0, write: c.units.write + 2 } } : c,
+      c.command === 'TransactWriteItems' ? call(c.service, c.command, billedUnits(c).write + 2) : c,
     );
     expect(overBudget('publishEvent', heavier, CALL_BUDGETS)).toEqual([
       expect.stringMatching(

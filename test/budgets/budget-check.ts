@@ -1,7 +1,8 @@
 /** Recorded calls against the budget table (budget-table.ts), and their tally for the printed table. */
 import type { AwsCall } from '../../bench/aws-calls.mjs';
-import { callName } from '../../bench/cost-model.mjs';
+import { billedUnits } from './billing';
 import { type CallBudget, NO_CALL } from './budget-table';
+import { callName } from './cost-model';
 
 export interface CallTally {
   call: string;
@@ -16,9 +17,10 @@ export function tally(calls: readonly AwsCall[]): CallTally[] {
   for (const call of calls) {
     const name = callName(call);
     const entry = byCall.get(name) ?? { call: name, requests: 0, read: 0, write: 0 };
+    const units = billedUnits(call);
     entry.requests += 1;
-    entry.read += call.units.read;
-    entry.write += call.units.write;
+    entry.read += units.read;
+    entry.write += units.write;
     byCall.set(name, entry);
   }
   return [...byCall.values()];

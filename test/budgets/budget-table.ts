@@ -84,7 +84,7 @@ export const CALL_BUDGETS: readonly CallBudget[] = [
  * units, SQS requests (the functions' and the event sources' receives and deletes), KMS requests and
  * Lambda invocations exactly; DynamoDB requests at most (the deliverer coalesces a batch's reads
  * and completions as they come, so their count varies a little with timing) and the price at most,
- * in $ per million notifications (bench/cost-model.mjs: prices, modelled durations).
+ * in $ per million notifications (cost-model.ts: prices, modelled durations).
  */
 // biome-ignore format: a table, one row per flow
 export const FLOW_BUDGETS = {

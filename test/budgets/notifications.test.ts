@@ -10,8 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { functionMemoryMb } from '../../bench/common.mjs';
-import { criticalPath, notificationCost, sequentialSteps } from '../../bench/cost-model.mjs';
 import { newSigningSecret } from '../../lib/domain/signing-secret';
 import { secretBox } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
@@ -20,6 +18,7 @@ import { api, eventFor, LOCK_STATE, lockStatePublisher, registerPublisher } from
 import { uniqueCluster } from '../support/fixtures';
 import { overBudget, printTable, type Tallied, tally } from './budget-check';
 import { CALL_BUDGETS, CRITICAL_PATH_BUDGET, FLOW_BUDGETS, type FlowName } from './budget-table';
+import { criticalPath, functionMemoryMb, notificationCost, sequentialSteps } from './cost-model';
 import { callsOf, useBudgetHarness } from './harness';
 
 /**

@@ -1,23 +1,25 @@
 // @ts-check
 /**
- * The real daemons and processes the node agent's tests (test/agent/daemons/) and its benchmark
- * (bench/agent.mjs) run: ptp4l as a grandmaster and as a follower in two network namespaces of
- * their own joined by a veth pair (software time stamping, UDP over the test's own 10.x
- * addresses, the follower with `free_running 1`: no clock of the machine is ever adjusted), gpsd
- * fed by gpsfake or over UDP, `npm start`, the agent, and a consumer that records what it gets.
+ * The node agent's lab: the real daemons and processes its tests (test/agent/daemons/) and its
+ * benchmark (bench/agent.mjs) run, here so that the bench imports nothing from test/: ptp4l as a
+ * grandmaster and as a follower in two network namespaces of their own joined by a veth pair
+ * (software time stamping, UDP over the lab's own 10.x addresses, the follower with
+ * `free_running 1`: no clock of the machine is ever adjusted), gpsd fed by gpsfake or by NMEA over
+ * UDP, `npm start`, the agent, and a consumer that records what it gets.
  * Everything started here is removed by the `stop`/`remove` it returns.
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from './dynamodb-local.mjs';
 
-const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
+const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 
 /**
@@ -474,7 +476,7 @@ export function nmeaLog(segments) {
 }
 
 /** @param {Date} d */
-export function nmeaTime(d) {
+function nmeaTime(d) {
   const iso = d.toISOString();
   return {
     hms: `${iso.slice(11, 19).replaceAll(':', '')}.00`,
@@ -486,7 +488,7 @@ export function nmeaTime(d) {
  * One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D).
  * @param {{ hms: string, dmy: string }} at @param {1 | 2 | 3} mode
  */
-export function nmeaSecond(at, mode) {
+function nmeaSecond(at, mode) {
   if (mode === 1) {
     return [
       sentence(`GPRMC,${at.hms},V,,,,,,,${at.dmy},,,N`),
@@ -524,6 +526,38 @@ export function startGpsfake(logPath, port) {
  */
 export function startUdpGpsd(port, udpPort) {
   return startChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
+}
+
+/**
+ * A receiver on gpsd's UDP source `port`: one second of NMEA every 250 ms with the current fix
+ * `mode`. `switchTo` writes the new mode's first sentences at once and resolves when they have
+ * been sent: that is the change.
+ * @param {number} port
+ */
+export function nmeaFeeder(port) {
+  const socket = dgram.createSocket('udp4');
+  let second = 0;
+  const feeder = {
+    /** @type {1 | 2 | 3} */
+    mode: 1,
+    send() {
+      const lines = nmeaSecond(nmeaTime(new Date(Date.UTC(2026, 0, 1) + second++ * 1000)), feeder.mode);
+      const sent = (/** @type {string} */ line) =>
+        new Promise((resolve) => socket.send(`${line}\r\n`, port, '127.0.0.1', () => resolve(undefined)));
+      return Promise.all(lines.map(sent));
+    },
+    /** @param {1 | 2 | 3} mode */
+    async switchTo(mode) {
+      feeder.mode = mode;
+      await feeder.send();
+    },
+    async stop() {
+      clearInterval(timer);
+      socket.close();
+    },
+  };
+  const timer = setInterval(() => void feeder.send(), 250);
+  return feeder;
 }
 
 /**

@@ -1,9 +1,11 @@
-// @ts-check
 /**
  * What a notification costs in AWS and how long its path takes there, derived from recorded calls
- * (aws-calls.mjs) and nothing timed: the prices, the per-hop latency model, the order of a path's
- * calls, the totals per notification. docs/cost-model.md explains the method.
+ * (bench/aws-calls.mjs) and nothing timed: the prices, the per-hop latency model, the order of a
+ * path's calls, the totals per notification. docs/cost-model.md explains the method.
  */
+import type { AwsCall, Invocation } from '../../bench/aws-calls.mjs';
+import { serverlessYml } from '../../bench/common.mjs';
+import { billedUnits } from './billing';
 
 /**
  * us-east-1 list prices in USD per million (GB-seconds: per GB-second), from each service's
@@ -26,9 +28,9 @@ export const PRICES = {
 /**
  * The latency model, in ms, from the published figures docs/benchmarks.md uses ("An estimate for
  * AWS"): an SQS standard queue → Lambda hop 16 ms p50 / 105 ms p99; DynamoDB single-digit
- * milliseconds a call, here 5 ms p50 and 10 ms p99 (no figure is published for SQS's or KMS's
- * API calls: they are modelled as DynamoDB's); a warm Lambda's own overhead 1 ms an invocation.
- * A path's p99 adds its hops' p99s: an upper bound, as tails rarely coincide.
+ * milliseconds a call, here 5 ms p50 and 10 ms p99 (no figure is published for SQS's or KMS's API
+ * calls: they are modelled as DynamoDB's); a warm Lambda's own overhead 1 ms an invocation. A
+ * path's p99 adds its hops' p99s: an upper bound, as tails rarely coincide.
  */
 export const LATENCY_MS = {
   queueHop: { p50: 16, p99: 105 },
@@ -36,16 +38,21 @@ export const LATENCY_MS = {
   invocation: { p50: 1, p99: 1 },
 };
 
+/** Each function's memory in MB (serverless.yml): its own `memorySize`, else the provider's. */
+export async function functionMemoryMb(): Promise<Record<string, number>> {
+  const { provider, functions } = await serverlessYml();
+  return Object.fromEntries(
+    Object.entries(functions).map(([n, f]) => [n, f.memorySize ?? provider.memorySize ?? 1024]),
+  );
+}
+
 /**
  * The calls of one invocation, in the order they ran, grouped into steps: a call that starts
  * before every call of the current step has ended runs beside them (a Promise.all), one that starts
  * after them all begins the next step. Decided from the recorded start and end of each call.
- * @param {import('./aws-calls.mjs').AwsCall[]} calls
- * @returns {import('./aws-calls.mjs').AwsCall[][]}
  */
-export function sequentialSteps(calls) {
-  /** @type {import('./aws-calls.mjs').AwsCall[][]} */
-  const steps = [];
+export function sequentialSteps(calls: readonly AwsCall[]): AwsCall[][] {
+  const steps: AwsCall[][] = [];
   let stepEnd = Number.NEGATIVE_INFINITY;
   for (const call of [...calls].sort((a, b) => a.startedAt - b.startedAt)) {
     const current = steps.at(-1);
@@ -60,37 +67,36 @@ export function sequentialSteps(calls) {
   return steps;
 }
 
-/** @param {import('./aws-calls.mjs').AwsCall} call */
-export const callName = (call) => `${call.service} ${call.command}`;
+export const callName = (call: AwsCall) => `${call.service} ${call.command}`;
 
-/**
- * The modelled duration of an invocation: its overhead and one AWS call a step.
- * @param {number} steps @param {'p50' | 'p99'} at
- */
-export const modelledInvocationMs = (steps, at) => LATENCY_MS.invocation[at] + steps * LATENCY_MS.awsCall[at];
+type Quantile = 'p50' | 'p99';
 
-/**
- * @typedef {object} NotificationRun
- * @property {number} notifications
- * @property {import('./aws-calls.mjs').AwsCall[]} calls every call of the run: the functions' and
- *   the event sources' (their ReceiveMessage and DeleteMessageBatch are billed SQS requests)
- * @property {import('./aws-calls.mjs').Invocation[]} invocations the run's function invocations
- * @property {Record<string, number>} memoryMb each function's memory (serverless.yml)
- * @property {number} httpRequests the HTTP API requests of the run (the publishes)
- */
+/** The modelled duration of an invocation: its overhead and one AWS call a step. */
+const modelledInvocationMs = (steps: number, at: Quantile) =>
+  LATENCY_MS.invocation[at] + steps * LATENCY_MS.awsCall[at];
+
+export interface NotificationRun {
+  notifications: number;
+  /** Every call of the run: the functions' and the event sources' (their ReceiveMessage and DeleteMessageBatch are billed SQS requests). */
+  calls: readonly AwsCall[];
+  /** The run's function invocations. */
+  invocations: readonly Invocation[];
+  /** Each function's memory (serverless.yml). */
+  memoryMb: Record<string, number>;
+  /** The HTTP API requests of the run (the publishes). */
+  httpRequests: number;
+}
 
 /**
  * Per notification: DynamoDB requests and units, SQS and KMS requests, Lambda invocations and
  * GB-seconds (each invocation's modelled p50 duration, rounded up to the ms as Lambda bills it, at
  * its function's memory), HTTP API requests, and the dollars per million notifications.
- * @param {NotificationRun} run
  */
-export function notificationCost(run) {
-  const per = (/** @type {number} */ total) => total / run.notifications;
-  const of = (/** @type {string} */ service) => run.calls.filter((c) => c.service === service);
-  const dynamo = of('DynamoDB');
-  /** @type {Map<number, import('./aws-calls.mjs').AwsCall[]>} */
-  const callsOf = new Map();
+export function notificationCost(run: NotificationRun) {
+  const per = (total: number) => total / run.notifications;
+  const of = (service: string) => run.calls.filter((c) => c.service === service);
+  const dynamo = of('DynamoDB').map((call) => billedUnits(call));
+  const callsOf = new Map<number, AwsCall[]>();
   for (const call of run.calls) {
     if (!call.invocation) continue;
     const calls = callsOf.get(call.invocation.id) ?? [];
@@ -106,8 +112,8 @@ export function notificationCost(run) {
   }
   const figures = {
     dynamoRequests: per(dynamo.length),
-    readUnits: per(dynamo.reduce((n, c) => n + c.units.read, 0)),
-    writeUnits: per(dynamo.reduce((n, c) => n + c.units.write, 0)),
+    readUnits: per(dynamo.reduce((n, units) => n + units.read, 0)),
+    writeUnits: per(dynamo.reduce((n, units) => n + units.write, 0)),
     sqsRequests: per(of('SQS').length),
     kmsRequests: per(of('KMS').length),
     invocations: per(run.invocations.length),
@@ -125,20 +131,21 @@ export function notificationCost(run) {
   return { ...figures, dollarsPerMillion: total, dollars };
 }
 
-/**
- * @typedef {{ name: string, steps: import('./aws-calls.mjs').AwsCall[][] }} PathInvocation
- *   An invocation on the path, with the steps of it the path waits for.
- */
+/** An invocation on the path, with the steps of it the path waits for. */
+export interface PathInvocation {
+  name: string;
+  steps: AwsCall[][];
+}
 
 /**
  * A path's sequential AWS calls and queue hops, and its modelled latency: each invocation's
  * overhead and steps, one queue hop between two invocations.
- * @param {PathInvocation[]} invocations in path order
+ * @param invocations in path order
  */
-export function criticalPath(invocations) {
+export function criticalPath(invocations: readonly PathInvocation[]) {
   const awsCalls = invocations.reduce((n, i) => n + i.steps.length, 0);
   const queueHops = Math.max(0, invocations.length - 1);
-  const latency = (/** @type {'p50' | 'p99'} */ at) =>
+  const latency = (at: Quantile) =>
     queueHops * LATENCY_MS.queueHop[at] +
     invocations.reduce((n, i) => n + modelledInvocationMs(i.steps.length, at), 0);
   const text = invocations
