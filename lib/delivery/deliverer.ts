@@ -195,9 +195,9 @@ export class Deliverer {
 
 /**
  * The store calls of the attempts that run together, each gathered into one batch call per turn of
- * the event loop (bench:fanout's store floor makes its calls through these too).
+ * the event loop.
  */
-export function sharedStoreCalls(store: DeliveryStore) {
+function sharedStoreCalls(store: DeliveryStore) {
   return {
     subscriptions: new Coalescer<string, Subscription | undefined>(async (ids) => {
       const live = await store.getSubscriptions(ids);
@@ -215,7 +215,7 @@ export function sharedStoreCalls(store: DeliveryStore) {
 }
 
 /** The attempt once its consumer answered 2xx at `deliveredAt`: what its cursor keeps of the delivery. */
-export function completedAttempt(
+function completedAttempt(
   cursor: DeliveryAttempt,
   message: Pick<DeliveryMessage, 'event' | 'acceptedAt'>,
   deliveredAt: number,
@@ -238,10 +238,9 @@ function isFor(message: DeliveryMessage, subscription: Subscription): boolean {
 
 /**
  * The ordering cursor's view of one attempt of `message` at `now`: the lease lasts the attempt's
- * time-out plus a margin, and the cursor outlives the retry window. The benchmarks build their
- * attempts here too, so that they time the store calls delivery makes.
+ * time-out plus a margin, and the cursor outlives the retry window.
  */
-export function cursorAttempt(
+function cursorAttempt(
   message: Pick<DeliveryMessage, 'subscriptionId' | 'resourceAddress' | 'event'>,
   now: number,
   settings: Pick<DelivererSettings, 'timeoutMs' | 'retryWindowMs'>,

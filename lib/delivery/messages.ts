@@ -99,8 +99,8 @@ export interface PackedDelivery {
  * at once, so this bounds its POSTs in flight at 250 and its store work at about 500 writes (a
  * lease and a completion each): its share of a table's write rate stays well within its 30 s
  * time-out when many invocations share it (a cold on-demand table serves about 4,000 writes a
- * second; DynamoDB Local under `npm start` far fewer: with 100 a pack, bench:fanout's invocations
- * of 1,000 notifications ran past 30 s). A 1,000,000-subscriber event is 40,000 packs, 4,000
+ * second; DynamoDB Local under `npm start` far fewer: with 100 a pack, deliver invocations of 1,000
+ * notifications were seen to run past 30 s). A 1,000,000-subscriber event is 40,000 packs, 4,000
  * deliver invocations instead of 100,000 (docs/delivery.md).
  */
 export const PACK_MAX_DELIVERIES = 25;
