@@ -150,10 +150,11 @@ export function fileTlsReader(
 export function describeTlsError(error: NodeJS.ErrnoException): string | undefined {
   const code = error.code ?? '';
   // An alert the endpoint sent: it refused the handshake. Node names it in the code, or (as EPROTO,
-  // when it arrives while the request is written) in OpenSSL's message.
+  // when it arrives while the request is written) in OpenSSL's message: "sslv3 alert …" in Node
+  // 20's OpenSSL, "ssl/tls alert …" in Node 24's (the functions' runtime).
   const alert =
-    /^ERR_SSL_(?:TLSV13|TLSV1|SSLV3)_ALERT_(.+)$/.exec(code)?.[1] ??
-    /(?:sslv3|tlsv1|tlsv13) alert ([a-z ]+?)(?::|$)/
+    /^ERR_SSL_(?:TLSV13|TLSV1|SSLV3|SSL\/TLS)_ALERT_(.+)$/.exec(code)?.[1] ??
+    /(?:sslv3|tlsv1|tlsv13|ssl\/tls) alert ([a-z ]+?)(?::|$)/
       .exec(error.message)?.[1]
       ?.toUpperCase()
       .replaceAll(' ', '_');
