@@ -1,5 +1,5 @@
 import { type NotificationEvent, wireEvent } from '../domain/event';
-import type { PageKey, Subscription } from '../domain/model';
+import type { PagePosition, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
 
 /**
@@ -17,7 +17,7 @@ export interface FanOutMessage extends AcceptedEvent {
 export interface FanOutContinuation {
   readonly ancestor: string;
   /** Absent: from the ancestor's first subscription. */
-  readonly startKey?: PageKey;
+  readonly startKey?: PagePosition;
 }
 
 /**
@@ -225,7 +225,7 @@ export function parseFanOutMessage(body: string): FanOutMessage {
   return {
     kind: 'fan-out',
     ...parseAccepted(input),
-    continuation: startKey === undefined ? { ancestor } : { ancestor, startKey: startKey as PageKey },
+    continuation: startKey === undefined ? { ancestor } : { ancestor, startKey: startKey as PagePosition },
   };
 }
 

@@ -72,7 +72,10 @@ export interface InitialNotification {
   readonly timeKey: string;
 }
 
-/** Where a page of a list ended, as the store knows it (a table key): opaque outside the store. */
+/**
+ * Where a page of a list or a paged read ended, as the store knows it (a table key): opaque outside
+ * the store, sealed in a list's cursor or carried in a queue message as JSON.
+ */
 export type PagePosition = Readonly<Record<string, unknown>>;
 
 export interface PageRequest {
@@ -119,9 +122,6 @@ export interface DeliveryAttempt extends DeliveryCursorKey {
   /** Unix seconds after which the cursor may be forgotten; refreshed by every write. */
   readonly expiresAt: number;
 }
-
-/** Where a paged read goes on: opaque outside the store, carried in queue messages as JSON. */
-export type PageKey = Readonly<Record<string, unknown>>;
 
 export type LeaseOutcome =
   | { readonly kind: 'acquired' }

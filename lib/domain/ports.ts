@@ -14,7 +14,7 @@ import type {
   InitialNotification,
   LeaseOutcome,
   Page,
-  PageKey,
+  PagePosition,
   PageRequest,
   Publisher,
   PublisherState,
@@ -169,8 +169,8 @@ export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions
    */
   subscriptionsAt(
     resourceAddress: string,
-    options: { readonly startKey?: PageKey; readonly limit?: number | undefined },
-  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PageKey | undefined }>;
+    options: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
+  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PagePosition | undefined }>;
   /**
    * Takes the lease of each attempt's (subscription, address) cursor, unless its event is not
    * newer than the one delivered last (superseded) or another attempt holds the lease (leased);

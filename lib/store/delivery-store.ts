@@ -4,7 +4,7 @@ import type {
   DeadLetterRecord,
   DeliveryAttempt,
   LeaseOutcome,
-  PageKey,
+  PagePosition,
   Subscription,
 } from '../domain/model';
 import type { DeliveryStore, SubscriptionStore } from '../domain/ports';
@@ -27,8 +27,8 @@ export class DynamoDeliveryStore implements DeliveryStore {
 
   async subscriptionsAt(
     address: string,
-    { startKey, limit }: { readonly startKey?: PageKey; readonly limit?: number | undefined },
-  ): Promise<{ subscriptions: Subscription[]; next: PageKey | undefined }> {
+    { startKey, limit }: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
+  ): Promise<{ subscriptions: Subscription[]; next: PagePosition | undefined }> {
     const { items, next } = await this.table.page(
       {
         IndexName: INDEX.byAddress,
