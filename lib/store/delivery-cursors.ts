@@ -1,4 +1,4 @@
-import { type AttributeValue, ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import {
   BatchExecuteStatementCommand,
   type DynamoDBDocumentClient,
@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { AttemptFailure, CompletedAttempt, DeliveryAttempt, LeaseOutcome } from '../domain/model';
+import { isConditionFailure } from './conditional-write';
 import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 
@@ -84,7 +85,7 @@ export class DeliveryCursors {
       );
       return { kind: 'acquired' };
     } catch (error) {
-      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!isConditionFailure(error)) throw error;
       return judgeHeld(a, error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : {});
     }
   }
@@ -179,7 +180,7 @@ export class DeliveryCursors {
       await this.client.send(new UpdateCommand(input));
       return true;
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

@@ -105,6 +105,8 @@ export class DynamoTable {
           Item: reason.Item && unmarshall(reason.Item as Record<string, AttributeValue>),
         }));
         const conflicted = reasons.some((r) => r.Code === 'TransactionConflict');
+        // A transaction's failed condition is a cancellation reason, not the single write's
+        // exception (isConditionFailure in conditional-write.ts).
         const conditionFailed = reasons.some((r) => r.Code === 'ConditionalCheckFailed');
         if (conditionFailed) return reasons;
         if (!conflicted || attempt >= TRANSACTION_ATTEMPTS) throw error;
