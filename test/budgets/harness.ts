@@ -22,9 +22,9 @@ import {
   type Recording,
   recordAwsCalls,
 } from '../../bench/aws-calls.mjs';
-import { handler as deliverHandler } from '../../functions/deliver';
-import { handler as fanOutHandler } from '../../functions/fan-out';
-import { handler as removeRetiredHandler } from '../../functions/remove-retired-subscriptions';
+import { handler as deliverHandler } from '../../functions/queue/deliver';
+import { handler as fanOutHandler } from '../../functions/queue/fan-out';
+import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
 import { sqsClient } from '../../lib/queue/sqs-queue';
 import { kmsClient } from '../../lib/secrets/kms-data-key';
 import { documentClient } from '../../lib/store/dynamo-client';

@@ -8,9 +8,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordAwsCalls } from '../../bench/aws-calls.mjs';
 import { serverlessFunctions } from '../../bench/common.mjs';
-import { handler as emitGaugesHandler } from '../../functions/emit-gauges';
-import { handler as listSigningKeysHandler } from '../../functions/list-signing-keys';
-import { handler as rotateWebhookKeysHandler } from '../../functions/rotate-webhook-keys';
+import { handler as listSigningKeysHandler } from '../../functions/http/list-signing-keys';
+import { handler as emitGaugesHandler } from '../../functions/schedule/emit-gauges';
+import { handler as rotateWebhookKeysHandler } from '../../functions/schedule/rotate-webhook-keys';
 import {
   type ApiResponse,
   api,
@@ -83,7 +83,7 @@ describe('exact budgets of the HTTP routes', () => {
     // A new module graph is a new Lambda instance: new clients, no data key yet.
     vi.resetModules();
     const [{ handler }, dynamo, sqs, kms] = await Promise.all([
-      import('../../functions/create-subscription'),
+      import('../../functions/http/create-subscription'),
       import('../../lib/store/dynamo-client'),
       import('../../lib/queue/sqs-queue'),
       import('../../lib/secrets/kms-data-key'),

@@ -5,9 +5,9 @@
  * publish, because the delivery settings are read once per test file.
  */
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { handler as deliverHandler } from '../../functions/deliver';
-import { handler as fanOutHandler } from '../../functions/fan-out';
-import { handler as removeRetiredHandler } from '../../functions/remove-retired-subscriptions';
+import { handler as deliverHandler } from '../../functions/queue/deliver';
+import { handler as fanOutHandler } from '../../functions/queue/fan-out';
+import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
 import { DEFAULT_CONSUMERS, type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
 import { lambdaContext } from '../support/http-event';
 

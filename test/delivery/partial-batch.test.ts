@@ -5,8 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { handler as fanOutHandler } from '../../functions/fan-out';
-import { handler as removeRetiredHandler } from '../../functions/remove-retired-subscriptions';
+import { handler as fanOutHandler } from '../../functions/queue/fan-out';
+import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
 import type { FanOutMessage } from '../../lib/delivery/messages';
 import { fanOutMessage } from '../../lib/delivery/messages';
 import { subscriptionStore } from '../../lib/services';

@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 it('brings a notification whose attempt the store failed back after a short back-off', async () => {
-  const { handler } = await import('../../functions/deliver');
+  const { handler } = await import('../../functions/queue/deliver');
   const resourceAddress = `/c-${randomUUID().slice(0, 8)}/s/n${LOCK_STATE}`;
   const subscription = {
     id: randomUUID(),

@@ -4,9 +4,9 @@
  * is what Red Hat's reference consumer does on a 409 or a failed health check.
  */
 import { describe, expect, it } from 'vitest';
-import { handler as createSubscription } from '../../functions/create-subscription';
-import { handler as deleteAllSubscriptions } from '../../functions/delete-all-subscriptions';
-import { handler as listSubscriptions } from '../../functions/list-subscriptions';
+import { handler as createSubscription } from '../../functions/http/create-subscription';
+import { handler as deleteAllSubscriptions } from '../../functions/http/delete-all-subscriptions';
+import { handler as listSubscriptions } from '../../functions/http/list-subscriptions';
 import { httpApiEvent, invoke } from '../support/http-event';
 import { SINK } from '../support/sink';
 import { expectProblem, lockStatePublisher } from './api';

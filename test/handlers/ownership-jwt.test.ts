@@ -6,8 +6,8 @@ import { SINK } from '../support/sink';
 /** With JWT consumer authentication, the principal is the token's issuer and subject. */
 process.env.CONSUMER_AUTH = 'jwt';
 const { registerPublisher } = await import('../support/api');
-const { handler: createSubscription } = await import('../../functions/create-subscription');
-const { handler: getSubscription } = await import('../../functions/get-subscription');
+const { handler: createSubscription } = await import('../../functions/http/create-subscription');
+const { handler: getSubscription } = await import('../../functions/http/get-subscription');
 
 const token = (iss: string, sub: string) => ({ jwt: { claims: { iss, sub }, scopes: [] } });
 

@@ -12,14 +12,14 @@ const { registerPublisher } = await import('../support/api');
 // Delete-all hands the removal of what it retired to the clean-up queue.
 const { useQueuedDelivery } = await import('../support/queued-delivery');
 useQueuedDelivery();
-const { handler: createSubscription } = await import('../../functions/create-subscription');
-const { handler: listSubscriptions } = await import('../../functions/list-subscriptions');
-const { handler: getSubscription } = await import('../../functions/get-subscription');
-const { handler: deleteSubscription } = await import('../../functions/delete-subscription');
-const { handler: deleteAllSubscriptions } = await import('../../functions/delete-all-subscriptions');
-const { handler: listDeliveries } = await import('../../functions/list-deliveries');
-const { handler: listDeadLetters } = await import('../../functions/list-dead-letters');
-const { handler: redriveDeadLetters } = await import('../../functions/redrive-dead-letters');
+const { handler: createSubscription } = await import('../../functions/http/create-subscription');
+const { handler: listSubscriptions } = await import('../../functions/http/list-subscriptions');
+const { handler: getSubscription } = await import('../../functions/http/get-subscription');
+const { handler: deleteSubscription } = await import('../../functions/http/delete-subscription');
+const { handler: deleteAllSubscriptions } = await import('../../functions/http/delete-all-subscriptions');
+const { handler: listDeliveries } = await import('../../functions/http/list-deliveries');
+const { handler: listDeadLetters } = await import('../../functions/http/list-dead-letters');
+const { handler: redriveDeadLetters } = await import('../../functions/http/redrive-dead-letters');
 
 const ALICE = 'arn:aws:sts::123456789012:assumed-role/vdu-a/alice';
 const BOB = 'arn:aws:sts::123456789012:assumed-role/vdu-b/bob';

@@ -18,8 +18,8 @@ describe('with PUBLIC_BASE_URL configured', () => {
   beforeAll(async () => {
     process.env.PUBLIC_BASE_URL = 'https://notifications.operator.example';
     vi.resetModules();
-    createPublisher = (await import('../../functions/create-publisher')).handler as Handler;
-    createSubscription = (await import('../../functions/create-subscription')).handler as Handler;
+    createPublisher = (await import('../../functions/http/create-publisher')).handler as Handler;
+    createSubscription = (await import('../../functions/http/create-subscription')).handler as Handler;
   });
 
   afterAll(() => {

@@ -16,7 +16,7 @@ type Handler = Parameters<typeof invoke>[0];
 
 async function freshHandlers() {
   vi.resetModules();
-  const load = async (name: string) => (await import(`../../functions/${name}.ts`)).handler as Handler;
+  const load = async (name: string) => (await import(`../../functions/http/${name}.ts`)).handler as Handler;
   return {
     health: await load('health'),
     createSubscription: await load('create-subscription'),

@@ -1,6 +1,6 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler as emitGauges } from '../../functions/emit-gauges';
+import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
 import { createLocalConsole } from '../../scripts/status-line.mjs';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';

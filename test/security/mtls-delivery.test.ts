@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { handler as listSigningKeys } from '../../functions/list-signing-keys';
+import { handler as listSigningKeys } from '../../functions/http/list-signing-keys';
 import { signingWebhookKeys } from '../../lib/services';
 import { CLOSED_AFTER_HANDSHAKE } from '../../lib/tls/client-tls';
 import {

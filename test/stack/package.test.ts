@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { handler as emitGauges } from '../../functions/emit-gauges';
+import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
 import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
 import queues from '../../lib/queue/queues.json';
@@ -620,7 +620,7 @@ describe('serverless package --stage prod', () => {
     expect(Object.keys(contents).sort()).toEqual(names.sort());
     for (const name of names) {
       expect(contents[name], name).toHaveLength(1);
-      expect(contents[name]?.[0], name).toMatch(/^functions\/[\w-]+\.mjs$/);
+      expect(contents[name]?.[0], name).toMatch(/^functions\/(http|queue|schedule)\/[\w-]+\.mjs$/);
       expect(loaded[name], name).toBe('function');
     }
     expect(health).toBe(200);

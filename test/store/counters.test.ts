@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { handler as createSubscription } from '../../functions/create-subscription';
+import { handler as createSubscription } from '../../functions/http/create-subscription';
 import { publisherIdFor, subscriptionIdFor } from '../../lib/domain/ids';
 import type { Subscription } from '../../lib/domain/model';
 import { documentClient } from '../../lib/store/dynamo-client';

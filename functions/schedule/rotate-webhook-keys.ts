@@ -1,8 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { logger } from '../lib/logger';
-import { signingWebhookKeys } from '../lib/services';
+import { logger } from '../../lib/logger';
+import { signingWebhookKeys } from '../../lib/services';
 
 /**
  * Runs daily: makes the next `v1a` key when the signing key's time is nearly up (listed from now,

@@ -1,8 +1,8 @@
-import { pagedList } from '../lib/http/paging';
-import { deadLetterInfo } from '../lib/http/representations';
-import { pathParameter, principalOf } from '../lib/http/request';
-import { httpRoute } from '../lib/http/route';
-import { subscriptionDeliveries } from '../lib/services';
+import { pagedList } from '../../lib/http/paging';
+import { deadLetterInfo } from '../../lib/http/representations';
+import { pathParameter, principalOf } from '../../lib/http/request';
+import { httpRoute } from '../../lib/http/route';
+import { subscriptionDeliveries } from '../../lib/services';
 
 /** GET /subscriptions/{subscriptionId}/dead-letters: what was given up on, why, after how many attempts. */
 export const handler = httpRoute(async (event) => {

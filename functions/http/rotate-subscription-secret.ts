@@ -1,7 +1,7 @@
-import { pathParameter, principalOf } from '../lib/http/request';
-import { json } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { rotateSecret } from '../lib/services';
+import { pathParameter, principalOf } from '../../lib/http/request';
+import { json } from '../../lib/http/responses';
+import { httpRoute } from '../../lib/http/route';
+import { rotateSecret } from '../../lib/services';
 
 /** POST /subscriptions/{subscriptionId}/secret/rotate: the new secret, answered this once. */
 export const handler = httpRoute(

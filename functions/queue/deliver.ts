@@ -1,9 +1,9 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { logger } from '../lib/logger';
-import { emitMetrics, metricsOf } from '../lib/metrics';
-import { deliveryBatch } from '../lib/services';
+import { logger } from '../../lib/logger';
+import { emitMetrics, metricsOf } from '../../lib/metrics';
+import { deliveryBatch } from '../../lib/services';
 
 /** DeliveryQueue → one POST per message, all at once; what must be retried is reported back. */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()

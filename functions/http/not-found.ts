@@ -1,7 +1,7 @@
-import { NotFoundError } from '../lib/errors';
-import { BASE_PATH } from '../lib/http/request';
-import { httpRoute } from '../lib/http/route';
-import { assertMethodAllowed } from '../lib/http/routes';
+import { NotFoundError } from '../../lib/errors';
+import { BASE_PATH } from '../../lib/http/request';
+import { httpRoute } from '../../lib/http/route';
+import { assertMethodAllowed } from '../../lib/http/routes';
 
 /**
  * The HTTP API's `$default` route (and serverless offline's catch-all): a known path called with a

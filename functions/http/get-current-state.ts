@@ -1,8 +1,8 @@
-import { addressFromCurrentStatePath } from '../lib/http/current-state-path';
-import { json } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { assertMethodAllowed } from '../lib/http/routes';
-import { publishers } from '../lib/services';
+import { addressFromCurrentStatePath } from '../../lib/http/current-state-path';
+import { json } from '../../lib/http/responses';
+import { httpRoute } from '../../lib/http/route';
+import { assertMethodAllowed } from '../../lib/http/routes';
+import { publishers } from '../../lib/services';
 
 /**
  * Serves the catch-all GET route: only `{ResourceAddress}/CurrentState` paths exist under it. A GET

@@ -1,8 +1,8 @@
-import { pathParameter } from '../lib/http/request';
-import { json } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { metricsOf } from '../lib/metrics';
-import { publish } from '../lib/services';
+import { pathParameter } from '../../lib/http/request';
+import { json } from '../../lib/http/responses';
+import { httpRoute } from '../../lib/http/route';
+import { metricsOf } from '../../lib/metrics';
+import { publish } from '../../lib/services';
 
 export const handler = httpRoute(
   async (event, context) => {

@@ -1,8 +1,8 @@
-import { pagedList } from '../lib/http/paging';
-import { publisherRecord } from '../lib/http/representations';
-import { apiBaseUrl, principalOf } from '../lib/http/request';
-import { httpRoute } from '../lib/http/route';
-import { publishers } from '../lib/services';
+import { pagedList } from '../../lib/http/paging';
+import { publisherRecord } from '../../lib/http/representations';
+import { apiBaseUrl, principalOf } from '../../lib/http/request';
+import { httpRoute } from '../../lib/http/route';
+import { publishers } from '../../lib/services';
 
 export const handler = httpRoute(async (event) => {
   const list = pagedList(event, 'publishers', principalOf(event));

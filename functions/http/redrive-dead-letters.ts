@@ -1,8 +1,8 @@
-import { deadLetterEvent } from '../lib/http/representations';
-import { pathParameter, principalOf } from '../lib/http/request';
-import { json } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { subscriptionDeliveries } from '../lib/services';
+import { deadLetterEvent } from '../../lib/http/representations';
+import { pathParameter, principalOf } from '../../lib/http/request';
+import { json } from '../../lib/http/responses';
+import { httpRoute } from '../../lib/http/route';
+import { subscriptionDeliveries } from '../../lib/services';
 
 /** POST /subscriptions/{subscriptionId}/dead-letters/redrive: the dead letters back for delivery, in order. */
 export const handler = httpRoute(async (event) => {

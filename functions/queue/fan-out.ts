@@ -2,10 +2,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseFanOutMessage } from '../lib/delivery/messages';
-import { logger } from '../lib/logger';
-import { emitMetrics } from '../lib/metrics';
-import { fanOut, fanOutBackoff } from '../lib/services';
+import { parseFanOutMessage } from '../../lib/delivery/messages';
+import { logger } from '../../lib/logger';
+import { emitMetrics } from '../../lib/metrics';
+import { fanOut, fanOutBackoff } from '../../lib/services';
 
 /**
  * FanOutQueue → one delivery message per covering subscription. A failed record is retried by the

@@ -2,9 +2,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { logger } from '../lib/logger';
-import { parseRemovalMessage } from '../lib/queue/queued-removal';
-import { subscriptions } from '../lib/services';
+import { logger } from '../../lib/logger';
+import { parseRemovalMessage } from '../../lib/queue/queued-removal';
+import { subscriptions } from '../../lib/services';
 
 /**
  * CleanupQueue → removes the items of subscriptions delete-all retired, page by page, and

@@ -1,9 +1,9 @@
-import { ConflictError } from '../lib/errors';
-import { publisherLocation, publisherRecord } from '../lib/http/representations';
-import { apiBaseUrl } from '../lib/http/request';
-import { json } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { publishers } from '../lib/services';
+import { ConflictError } from '../../lib/errors';
+import { publisherLocation, publisherRecord } from '../../lib/http/representations';
+import { apiBaseUrl } from '../../lib/http/request';
+import { json } from '../../lib/http/responses';
+import { httpRoute } from '../../lib/http/route';
+import { publishers } from '../../lib/services';
 
 export const handler = httpRoute(
   async (event) => {

@@ -1,8 +1,8 @@
-import { pagedList } from '../lib/http/paging';
-import { subscriptionInfo } from '../lib/http/representations';
-import { apiBaseUrl, principalOf } from '../lib/http/request';
-import { httpRoute } from '../lib/http/route';
-import { subscriptions } from '../lib/services';
+import { pagedList } from '../../lib/http/paging';
+import { subscriptionInfo } from '../../lib/http/representations';
+import { apiBaseUrl, principalOf } from '../../lib/http/request';
+import { httpRoute } from '../../lib/http/route';
+import { subscriptions } from '../../lib/services';
 
 export const handler = httpRoute(async (event) => {
   const owner = principalOf(event);

@@ -1,9 +1,9 @@
-import { ConflictError } from '../lib/errors';
-import { subscriptionInfo, subscriptionLocation } from '../lib/http/representations';
-import { apiBaseUrl, principalOf } from '../lib/http/request';
-import { json } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { subscribe } from '../lib/services';
+import { ConflictError } from '../../lib/errors';
+import { subscriptionInfo, subscriptionLocation } from '../../lib/http/representations';
+import { apiBaseUrl, principalOf } from '../../lib/http/request';
+import { json } from '../../lib/http/responses';
+import { httpRoute } from '../../lib/http/route';
+import { subscribe } from '../../lib/services';
 
 export const handler = httpRoute(
   async (event) => {

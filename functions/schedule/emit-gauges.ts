@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { emitMetrics, metricsOf } from '../lib/metrics';
-import { storeStatus } from '../lib/services';
+import { emitMetrics, metricsOf } from '../../lib/metrics';
+import { storeStatus } from '../../lib/services';
 
 /** Runs every minute, so dashboards show the counts even when nothing changes. */
 export const handler = middy<unknown, void, Error, Context>()

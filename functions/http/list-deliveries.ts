@@ -1,8 +1,8 @@
-import { pagedList } from '../lib/http/paging';
-import { deliveryStatusInfo } from '../lib/http/representations';
-import { pathParameter, principalOf } from '../lib/http/request';
-import { httpRoute } from '../lib/http/route';
-import { subscriptionDeliveries } from '../lib/services';
+import { pagedList } from '../../lib/http/paging';
+import { deliveryStatusInfo } from '../../lib/http/representations';
+import { pathParameter, principalOf } from '../../lib/http/request';
+import { httpRoute } from '../../lib/http/route';
+import { subscriptionDeliveries } from '../../lib/services';
 
 /** GET /subscriptions/{subscriptionId}/deliveries: per address, the newest delivered event and the last failure. */
 export const handler = httpRoute(async (event) => {

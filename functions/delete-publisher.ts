@@ -1,9 +1,0 @@
-import { pathParameter } from '../lib/http/request';
-import { noContent } from '../lib/http/responses';
-import { httpRoute } from '../lib/http/route';
-import { publishers } from '../lib/services';
-
-export const handler = httpRoute(async (event) => {
-  await publishers().delete(pathParameter(event, 'publisherId'));
-  return noContent();
-});
