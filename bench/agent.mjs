@@ -1,16 +1,12 @@
 // @ts-check
 /**
- * Node agent benchmark (not a test; root, linuxptp, gpsd and chrony, like `npm run test:agent`):
- * from a change in a real daemon to the consumer's 2xx, through the agent and `npm start`. The
- * changes: `pmc SET GRANDMASTER_SETTINGS_NP` returning (clock class 6 → 7 → 248 → 6), the
- * grandmaster's ptp4l killed, gpsd's loss (and regain) of fix written, as NMEA over UDP so that the
- * moment of the sentence is known (gpsfake's pace is not), and a client chronyd losing (and
- * regaining) its NTP server, from the moment it logs so to os-clock-sync-state HOLDOVER (LOCKED):
- * the holdover time that follows, before FREERUN, is not counted. Beside it, in the same run, the same event
- * POSTed straight to the service by a plain loop. Budgets: p99 ≤ 1 s end to end (the vDU's
- * deadline) and the agent's own share, the daemon's answer seen → the service's 202, p99 ≤ 100 ms.
- *
- *   npm run bench:agent          (TRANSITIONS, default 24)
+ * `npm run bench:agent` (TRANSITIONS, default 24; root, linuxptp, gpsd, chrony): a change in a real
+ * daemon → the consumer's 2xx, through the agent and `npm start`: the grandmaster's clock class set
+ * by pmc (6 → 7 → 248 → 6) and its ptp4l killed; gpsd's fix lost and back (NMEA over UDP, so the
+ * moment is known); a chronyd client losing and regaining its server, from its log line to
+ * os-clock-sync-state HOLDOVER / LOCKED (the holdover before FREERUN not counted). Beside it, the
+ * same event POSTed by a plain loop. Budgets: end to end p99 ≤ 1 s (the vDU's deadline); the
+ * agent's share (the daemon's answer seen → 202) p99 ≤ 100 ms.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,7 +25,7 @@ import {
   startUdpGpsd,
   until,
 } from '../scripts/agent-lab.mjs';
-import { exitAfter, print, quantile, runMain, stateEvent, verdict } from './common.mjs';
+import { print, quantile, runMain, stateEvent, verdict } from './common.mjs';
 
 const TRANSITIONS = Number(process.env.TRANSITIONS || 24);
 const PART = 'agent';
@@ -40,8 +36,7 @@ if (missing) {
   print(`bench:agent cannot run here: ${missing}.`);
   process.exit(2);
 }
-exitAfter(15 * 60_000);
-runMain(main);
+runMain(main, 15 * 60_000);
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'ocloud-bench-agent-'));
@@ -73,14 +68,12 @@ async function main() {
     });
     if (subscribed.status !== 201) throw new Error(`subscribe: HTTP ${subscribed.status}`);
     // Subscribed before the agents start, so that their states at start reach the consumer too.
-    const agentFor = (
-      /** @type {string} */ node,
-      /** @type {Omit<Parameters<typeof startAgent>[0], 'service' | 'node' | 'stateDir'>} */ follows,
-    ) =>
+    /** @param {string} node @param {Omit<Parameters<typeof startAgent>[0], 'service' | 'node' | 'stateDir'>} follows */
+    const agentFor = (node, follows) =>
       startAgent({
         service: service.base,
         node,
-        stateDir: join(dir, node.split('/').at(-1) ?? ''),
+        stateDir: join(dir, node.slice(node.lastIndexOf('/'))),
         ...follows,
       });
     const gmAgent = agentFor(gmNode, { ptp4l: pair.gmUds });
@@ -93,18 +86,13 @@ async function main() {
       /** @type {string} */ address,
       /** @type {string} */ value,
       /** @type {number} */ since,
-    ) =>
-      until(
-        () =>
-          consumer.received.find(
-            (r) =>
-              r.at >= since &&
-              r.event?.data?.values?.[0]?.ResourceAddress === address &&
-              r.event.data.values[0].value === value,
-          ),
-        `${address} ${value}`,
-        30_000,
-      );
+    ) => {
+      const matches = (/** @type {any} */ r) =>
+        r.at >= since &&
+        r.event?.data?.values?.[0]?.ResourceAddress === address &&
+        r.event.data.values[0].value === value;
+      return until(() => consumer.received.find(matches), `${address} ${value}`, 30_000);
+    };
     /** The agent's own share: from the event's time (its observation) to the 202, from its debug log. */
     const agentShare = (/** @type {ReturnType<typeof startAgent>} */ agent, /** @type {string} */ id) =>
       until(() => {
@@ -149,6 +137,12 @@ async function main() {
     };
     const gmLock = `${gmNode}/sync/ptp-status/lock-state`;
     const gnss = `${gnssNode}/sync/gnss-status/gnss-sync-status`;
+    /** Resolves when chronyd's client logs `line` after `act`. @param {RegExp} line @param {() => Promise<void>} act */
+    const chronydSays = async (line, act) => {
+      const logged = chrony.clientLogs(line);
+      await act();
+      return logged;
+    };
     while (samples.length < TRANSITIONS) {
       for (const [clockClass, state] of /** @type {const} */ ([
         [7, 'HOLDOVER'],
@@ -169,26 +163,11 @@ async function main() {
       await arrival(gmLock, 'LOCKED', restartedAt);
       await measure('GNSS fix lost', async () => nmea.switchTo(1), gnssAgent, gnss, 'FAILURE-NOFIX');
       await measure('GNSS fix back', async () => nmea.switchTo(3), gnssAgent, gnss, 'SYNCHRONIZED');
-      const chronydSays = async (/** @type {RegExp} */ line, /** @type {() => Promise<void>} */ act) => {
-        const logged = chrony.clientLogs(line);
-        await act();
-        return logged;
-      };
-      await measure(
-        'NTP lost (chronyd)',
-        () => chronydSays(/no selectable sources/, chrony.stopServer),
-        ntpAgent,
-        ntpOs,
-        'HOLDOVER',
-      );
+      const lost = () => chronydSays(/no selectable sources/, chrony.stopServer);
+      await measure('NTP lost (chronyd)', lost, ntpAgent, ntpOs, 'HOLDOVER');
       await arrival(ntpOs, 'FREERUN', Date.now() - 2000);
-      await measure(
-        'NTP back (chronyd)',
-        () => chronydSays(/Selected source/, chrony.startServer),
-        ntpAgent,
-        ntpOs,
-        'LOCKED',
-      );
+      const back = () => chronydSays(/Selected source/, chrony.startServer);
+      await measure('NTP back (chronyd)', back, ntpAgent, ntpOs, 'LOCKED');
     }
 
     /** p50 and p99 of `values`; with a budget, its verdict on the p99. @param {number[]} values @param {[string, number]} [budget] */

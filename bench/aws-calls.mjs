@@ -13,25 +13,15 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
 
 /**
- * @typedef {{ name: string, id: number }} Invocation
- *   The function invocation (an HTTP request's, a queue batch's) a call was made in.
- * @typedef {object} AwsCall
- * @property {string} service `DynamoDB`, `SQS` or `KMS` (the SDK client's name without `Client`)
- * @property {string} command the low-level operation: `PutItem`, `SendMessageBatch`, `Decrypt`
- * @property {Record<string, any>} input as sent: DynamoDB's marshalled (the document client's
- *   translation done), without the ReturnConsumedCapacity the recording added
- * @property {Record<string, any> | undefined} output the answer (DynamoDB's with its
- *   ConsumedCapacity); undefined when the call failed
- * @property {number} startedAt ms since the epoch, sub-millisecond (performance.timeOrigin + now())
- * @property {number} endedAt
- * @property {Invocation | undefined} invocation
- * @property {string | undefined} error the error's name, when the call failed
+ * @typedef {{ name: string, id: number }} Invocation the function invocation (an HTTP request's,
+ *   a queue batch's) a call was made in
+ * @typedef {{ service: string, command: string, input: Record<string, any>,
+ *   output: Record<string, any> | undefined, startedAt: number, endedAt: number,
+ *   invocation: Invocation | undefined, error: string | undefined }} AwsCall one `client.send`:
+ *   `DynamoDB`, `SQS` or `KMS` and the low-level operation (`PutItem`, `SendMessageBatch`); the input
+ *   as sent (DynamoDB's marshalled, without the ReturnConsumedCapacity the recording added); the
+ *   answer (undefined when the call failed, then `error` is its name); ms since the epoch.
  * @typedef {{ middlewareStack: import('@smithy/types').MiddlewareStack<any, any> }} AnyClient
- * @typedef {object} Recording
- * @property {AwsCall[]} calls every call recorded since the start or the last reset/take
- * @property {() => void} reset forgets the calls recorded so far
- * @property {() => AwsCall[]} take the calls recorded so far, forgotten by the recording
- * @property {() => void} stop removes the middleware from the clients
  */
 
 const invocations = new AsyncLocalStorage();
@@ -42,18 +32,10 @@ let lastRecordingId = 0;
 export const now = () => performance.timeOrigin + performance.now();
 
 /**
- * Runs `run` as one invocation of function `name`: every call it makes, however deep, is tagged
- * with it.
- * @template T
- * @param {string} name
- * @param {() => Promise<T>} run
- * @returns {Promise<T>}
+ * Runs `run` as one invocation of function `name`: every call it makes, however deep, is tagged with it.
+ * @template T @param {string} name @param {() => Promise<T>} run @returns {Promise<T>}
  */
-export function inInvocation(name, run) {
-  /** @type {Invocation} */
-  const invocation = { name, id: ++lastInvocationId };
-  return invocations.run(invocation, run);
-}
+export const inInvocation = (name, run) => invocations.run({ name, id: ++lastInvocationId }, run);
 
 /** The invocation the caller runs in (inInvocation), if any. */
 export const currentInvocation = () => /** @type {Invocation | undefined} */ (invocations.getStore());
@@ -62,8 +44,9 @@ export const currentInvocation = () => /** @type {Invocation | undefined} */ (in
  * Starts recording the calls of `clients` (the SDK clients themselves; a DynamoDBDocumentClient
  * shares its client's stack). Two middlewares: one at `initialize` times the whole call and asks
  * DynamoDB for its capacity, one at `build` keeps the input as serialized (marshalled).
+ * Its `calls` are every call since the start or the last `reset`/`take` (which also forgets
+ * them); `stop` removes the middleware.
  * @param {...AnyClient} clients
- * @returns {Recording}
  */
 export function recordAwsCalls(...clients) {
   const name = `recordAwsCalls${++lastRecordingId}`;
@@ -121,9 +104,7 @@ export function recordAwsCalls(...clients) {
   }
   return {
     calls,
-    reset: () => {
-      calls.length = 0;
-    },
+    reset: () => void calls.splice(0),
     take: () => calls.splice(0),
     stop: () => {
       for (const client of clients) {

@@ -21,14 +21,10 @@ const BUNDLING = /** @type {Record<string, unknown>} */ (require('../esbuild.con
 /** The extension of the bundles serverless package deploys (`outputFileExtension`). */
 const BUNDLE_EXTENSION = String(BUNDLING.outputFileExtension ?? '.js');
 
-const work = join(PROJECT_DIR, 'bench', '.work');
 /** A folder of this run's bundles inside the project (so they resolve node_modules), removed on exit. */
-const dir = (() => {
-  mkdirSync(work, { recursive: true });
-  const made = mkdtempSync(join(work, 'run-'));
-  process.once('exit', () => rmSync(made, { recursive: true, force: true }));
-  return made;
-})();
+mkdirSync(join(PROJECT_DIR, 'bench', '.work'), { recursive: true });
+const dir = mkdtempSync(join(PROJECT_DIR, 'bench', '.work', 'run-'));
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * Bundles `entry` (a project file; or `source`, written to the run's folder first) with the options
@@ -127,9 +123,9 @@ server.keepAliveTimeout = 10000;
 server.listen(0, '127.0.0.1', () => parentPort.postMessage(server.address().port));`;
 
 /**
- * Consumers on 127.0.0.1 that answer 204 at once (or never, under /hang/), in a worker thread, as
- * a consumer runs apart from the service. Keeps each (path, event id)'s first arrival (ms since
- * the epoch), the distinct arrivals under each first path segment, and the repeats.
+ * Consumers on 127.0.0.1, in a worker thread as a consumer runs apart from the service: each
+ * (path, event id)'s first arrival (ms since the epoch), the distinct arrivals under each first
+ * path segment, and the repeats.
  */
 export async function startSink() {
   const worker = new Worker(SINK_SOURCE, { eval: true });
@@ -157,11 +153,7 @@ export async function startSink() {
     first,
     distinct: (/** @type {string} */ kind) => kinds.get(kind) ?? 0,
     repeats: () => repeats,
-    /**
-     * Notifications that reached a consumer after a newer one of the same publisher (an older
-     * state after a newer one, which delivery must never do).
-     * @param {Map<string, { series: string, seq: number }>} sequences event id → its publisher and place
-     */
+    /** Notifications that arrived after a newer one of their publisher. @param {Map<string, { series: string, seq: number }>} sequences event id → its publisher and place */
     outOfOrder(sequences) {
       const arrived = [...first].sort((a, b) => a[1] - b[1]);
       /** @type {Map<string, number>} */
@@ -221,8 +213,16 @@ export async function until(done, what, timeoutMs = 5 * 60_000) {
 export const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 export const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Runs a benchmark, then prints the failed budgets; exits 1 when it or one of its budgets failed. @param {() => Promise<void>} main */
-export async function runMain(main) {
+/**
+ * Runs a benchmark, then prints the failed budgets; exits 1 when it or one of its budgets failed,
+ * or when it runs past `limitMs`, so that it can never hang.
+ * @param {() => Promise<void>} main @param {number} limitMs
+ */
+export async function runMain(main, limitMs) {
+  setTimeout(() => {
+    print('benchmark: over its time limit, stopping');
+    process.exit(1);
+  }, limitMs).unref();
   const error = await main().then(
     () => undefined,
     (e) => e ?? 'failed',
@@ -232,12 +232,4 @@ export async function runMain(main) {
   print(`\n${verdicts.length - failures.length} PASS, ${failures.length} FAIL`);
   for (const v of failures) print(`FAIL  [${v.part}] ${v.figure}`);
   process.exit(error || failures.length > 0 ? 1 : 0);
-}
-
-/** Ends the process with status 1 if the benchmark runs past `limitMs`, so it can never hang. */
-export function exitAfter(/** @type {number} */ limitMs) {
-  setTimeout(() => {
-    process.stdout.write('benchmark: over its time limit, stopping\n');
-    process.exit(1);
-  }, limitMs).unref();
 }

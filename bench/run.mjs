@@ -1,11 +1,10 @@
 // @ts-check
 /**
- * `npm run bench`: every function's bundle by source, with the exact budget on our own code and
- * middy (BENCH_SIZES_ONLY=1: only that, as .ci/run checks it); then each API route's cold start —
- * a fresh Node process loading the function's bundle and serving one request, against DynamoDB
- * Local and the local queue — beside a bare handler bundled the same way with the same AWS clients
- * that makes the calls the route's first request made, as recorded from the product's own clients
- * (bench/aws-calls.mjs), and nothing else. ROUNDS (default 31) fresh processes a side, alternating.
+ * `npm run bench`: each API route's cold start (a fresh Node process loading the function's
+ * bundle and serving one request, against DynamoDB Local and the local queue) beside a bare handler
+ * bundled the same way with the same AWS clients making the calls the route's first request made,
+ * as recorded from the product's own clients (bench/aws-calls.mjs), and nothing else. ROUNDS
+ * (default 31) fresh processes a side, alternating. (The bundles' byte budget is in npm test.)
  */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -17,7 +16,6 @@ import { now, recordAwsCalls } from './aws-calls.mjs';
 import * as bench from './common.mjs';
 
 const { median, print, verdict } = bench;
-const OWN_CODE_BUDGET_KIB = 64;
 const SAME_CALLS_BUDGET = 1.1;
 const ROUNDS = Number(process.env.ROUNDS || 31);
 const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
@@ -83,40 +81,21 @@ export const handler = async (steps) => {
 }
 
 async function main() {
-  bench.exitAfter(20 * 60_000);
   const sources = await bench.serverlessFunctions();
   /** @type {Record<string, Awaited<ReturnType<typeof bench.bundle>>>} */
   const bundles = Object.fromEntries(
     await Promise.all(Object.entries(sources).map(async ([name, file]) => [name, await bench.bundle(file)])),
   );
-  print(`bundles as serverless package builds them (esbuild.config.cjs), KiB
-function                   bundle  own code and middy (budget ≤ ${OWN_CODE_BUDGET_KIB})  @aws-sdk, @smithy  others`);
-  const kib = (/** @type {number} */ bytes) => (bytes / 1024).toFixed(1).padStart(6);
-  for (const [name, { bytes, inputs }] of Object.entries(bundles)) {
-    const split = { own: 0, sdk: 0, other: 0 };
-    for (const [path, { bytesInOutput }] of inputs) {
-      const inPackage = path.includes('node_modules/') ? path.split('node_modules/').at(-1) : '@middy/';
-      const sdk = /^@(aws-sdk|smithy|aws|aws-crypto)\//.test(inPackage ?? '');
-      split[inPackage?.startsWith('@middy/') ? 'own' : sdk ? 'sdk' : 'other'] += bytesInOutput;
-    }
-    const figure = `${name}: own code and middy ${kib(split.own)} KiB`;
-    const pass = verdict('bundle', figure, split.own / 1024, OWN_CODE_BUDGET_KIB).slice(-4);
-    const [all, own, sdk, other] = [bytes, split.own, split.sdk, split.other].map(kib);
-    print(`${name.padEnd(26)} ${all}  ${own} ${pass}                     ${sdk}  ${other}`);
-  }
-  if (process.env.BENCH_SIZES_ONLY === '1') return;
 
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
   const queue = await startLocalQueue({ log: () => undefined });
   /** @type {{ url: string, body: string, at: number }[]} POSTs to consumers: subscribing's sanity check */
   const posts = [];
-  const consumer = http.createServer((req, res) => {
+  const consumer = http.createServer(async (req, res) => {
     let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      posts.push({ url: `${consumerUrl}${req.url}`, body, at: now() });
-      res.writeHead(204).end();
-    });
+    for await (const chunk of req) body += chunk;
+    posts.push({ url: `${consumerUrl}${req.url}`, body, at: now() });
+    res.writeHead(204).end();
   });
   const consumerUrl = await bench.listenLocal(consumer);
   const realLog = console.log;
@@ -251,4 +230,4 @@ function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS
   }
 }
 
-bench.runMain(main);
+bench.runMain(main, 20 * 60_000);

@@ -1,13 +1,10 @@
 // @ts-check
 /**
- * Storm benchmark (not a test): a site-wide loss of GNSS against `npm start`'s own parts —
- * DynamoDB Local, the handlers under serverless offline, the local queue and its poller. 200 nodes
- * (NODES) under one site, four publishers each, one subscriber per node and one for the site;
- * every publisher publishes at once. Budgets: everything delivered, in order, no repeats; the p99
- * from each event's 202 to its consumer's 2xx against the floor measured in the same run (offline's
- * and the store's work for the same storm). The wall time is a figure beside the floor.
- *
- *   npm run bench:storm        (STORM_VERBOSE=1 shows serverless offline's output)
+ * `npm run bench:storm` (STORM_VERBOSE=1 shows offline's output): a site-wide loss of GNSS against
+ * `npm start`'s own parts. NODES (200) nodes of one site, four publishers each, one subscriber per
+ * node and one for the site; every publisher publishes at once. Budgets: all delivered, in order,
+ * no repeats; the p99 from 202 to the consumer's 2xx against the floor measured in the same run
+ * (offline's and the store's work for the same storm). The wall time is a figure beside the floor.
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -32,9 +29,8 @@ const KINDS = /** @type {const} */ ([
 
 /** @param {string} url @param {unknown} [body] a POST's; none: a GET @param {number} [expected] else it throws */
 async function send(url, body, expected) {
-  const method = body === undefined ? 'GET' : 'POST';
-  const headers = { 'content-type': 'application/json' };
-  const response = await fetch(url, { method, headers, body: JSON.stringify(body) });
+  const init = { method: body === undefined ? 'GET' : 'POST', body: JSON.stringify(body) };
+  const response = await fetch(url, { ...init, headers: { 'content-type': 'application/json' } });
   const text = await response.text();
   if (expected && response.status !== expected) throw new Error(`${url}: ${response.status} ${text}`);
   return { status: response.status, text };
@@ -60,21 +56,19 @@ async function recorder(target) {
   const agent = new http.Agent({ keepAlive: true });
   /** @type {{ headers: Record<string, string>, body: string }[]} */
   const log = [];
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     const chunks = /** @type {Buffer[]} */ ([]);
-    req.on('data', (chunk) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const kept = ['content-type', 'x-amz-target', 'authorization'].map((h) => [h, String(req.headers[h])]);
-      log.push({ headers: Object.fromEntries(kept), body: body.toString('utf8') });
-      const { method, url: path, headers } = req;
-      const forward = http.request({ host, port, method, path, headers, agent }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on('error', (error) => res.writeHead(502).end(String(error)));
-      forward.end(body);
+    for await (const chunk of req) chunks.push(chunk);
+    const body = Buffer.concat(chunks);
+    const kept = ['content-type', 'x-amz-target', 'authorization'].map((h) => [h, String(req.headers[h])]);
+    log.push({ headers: Object.fromEntries(kept), body: body.toString('utf8') });
+    const { method, url: path, headers } = req;
+    const forward = http.request({ host, port, method, path, headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
     });
+    forward.on('error', (error) => res.writeHead(502).end(String(error)));
+    forward.end(body);
   });
   const url = await bench.listenLocal(server);
   /** @param {typeof log} entries @param {string} table resolves to the ms they took, CONCURRENCY at once */
@@ -82,20 +76,13 @@ async function recorder(target) {
     const started = Date.now();
     await pool(entries.length, CONCURRENCY, async (i) => {
       const { headers, body } = /** @type {(typeof log)[number]} */ (entries[i]);
-      const answer = await fetch(target, {
-        method: 'POST',
-        headers,
-        body: body.replaceAll(TABLE_NAME, table),
-      });
-      await answer.text();
+      await (
+        await fetch(target, { method: 'POST', headers, body: body.replaceAll(TABLE_NAME, table) })
+      ).text();
     });
     return Date.now() - started;
   };
-  const close = () => {
-    agent.destroy();
-    server.closeAllConnections();
-    server.close();
-  };
+  const close = () => [agent.destroy(), server.closeAllConnections(), server.close()];
   return { url, log, replay, close };
 }
 
@@ -114,7 +101,6 @@ async function copyTable(endpoint, to) {
 }
 
 async function main() {
-  bench.exitAfter(20 * 60_000);
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
   const store = await recorder(db.endpoint);
   const sink = await bench.startSink();
@@ -253,4 +239,4 @@ storm: ${NODES} nodes × ${KINDS.length} publishers, ${subscribers.length} subsc
   }
 }
 
-bench.runMain(main);
+bench.runMain(main, 20 * 60_000);

@@ -19,7 +19,6 @@ import {
   type Invocation,
   inInvocation,
   now,
-  type Recording,
   recordAwsCalls,
 } from '../../bench/aws-calls.mjs';
 import { handler as deliverHandler } from '../../functions/queue/deliver';
@@ -102,7 +101,7 @@ async function startTimedConsumer() {
 const queueContext = () => ({ ...lambdaContext(), getRemainingTimeInMillis: () => 60_000 });
 
 export interface BudgetHarness {
-  recording: Recording;
+  recording: ReturnType<typeof recordAwsCalls>;
   /** The function invocations run since the last reset (not the event sources'). */
   invocations: Invocation[];
   /** Forgets the calls, invocations and first bytes so far. */
