@@ -80,10 +80,11 @@ export const CALL_BUDGETS: readonly CallBudget[] = [
 ];
 
 /**
- * A notification's AWS work, the totals of each counted run (notifications.test.ts): read and write
- * units, SQS requests (the functions' and the event sources' receives and deletes), KMS requests and
- * Lambda invocations exactly; DynamoDB requests at most (the deliverer coalesces a batch's reads
- * and completions as they come, so their count varies a little with timing) and the price at most,
+ * A notification's AWS work, the totals of each counted run (notifications.test.ts): write units,
+ * SQS requests (the functions' and the event sources' receives and deletes), KMS requests and
+ * Lambda invocations exactly; DynamoDB requests and read units at most (the deliverer coalesces a
+ * batch's reads and completions as they come, so a read shared by two attempts varies a little
+ * with timing: 10,856.5 and 10,840 read units in two runs of 10,000) and the price at most,
  * in $ per million notifications (cost-model.ts: prices, modelled durations).
  */
 // biome-ignore format: a table, one row per flow

@@ -81,9 +81,11 @@ function expectFlowWithinBudget(flow: FlowName, notifications: number, httpReque
   );
   const { notifications: _, dynamoRequests, dollarsPerMillion, ...exact } = budget;
   expect.soft(notifications, `${flow}: notifications counted`).toBe(budget.notifications);
-  const { dynamoRequests: counted, ...exactCounts } = counts;
-  expect.soft(exactCounts, `${flow}: the run's totals`).toEqual(exact);
+  const { dynamoRequests: counted, readUnits: read, ...exactCounts } = counts;
+  const { readUnits, ...exactBudget } = exact;
+  expect.soft(exactCounts, `${flow}: the run's totals`).toEqual(exactBudget);
   expect.soft(counted, `${flow}: DynamoDB requests`).toBeLessThanOrEqual(dynamoRequests);
+  expect.soft(read, `${flow}: DynamoDB read units`).toBeLessThanOrEqual(readUnits);
   expect
     .soft(cost.dollarsPerMillion, `${flow}: $ per million notifications`)
     .toBeLessThanOrEqual(dollarsPerMillion);
