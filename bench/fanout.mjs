@@ -3,8 +3,8 @@
  * `npm run bench:fanout` (SUBSCRIBERS, default 10000; ROUNDS of EVENTS, default 20 of 40): one event
  * to SUBSCRIBERS subscriptions through the real fan-out and deliver handlers, run in this process by
  * the local queue's poller, against DynamoDB Local; then a fast consumer beside one that never
- * answers, against it alone. Budgets: all delivered, in order, no repeats; isolation. The wall time
- * is a figure beside a plain POST loop of the same notifications (the wire).
+ * answers, against it alone. Budgets: all delivered, in order, no repeats. Figures: isolation, and
+ * the wall time beside a plain POST loop of the same notifications (the wire).
  */
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -16,7 +16,8 @@ const { median, pool, print, quantile, sleep, until, verdict } = bench;
 const SUBSCRIBERS = Number(process.env.SUBSCRIBERS || 10_000);
 const EVENTS = Number(process.env.EVENTS || 40);
 const ROUNDS = Number(process.env.ROUNDS || 20);
-const ISOLATION_BUDGET = 1.2;
+// Isolation is a figure: ≤ 1.2× failed 2 of 5 quiet runs (1.20×, 1.22×; p99s of 33–48 ms, so a
+// few ms), issue 32's decision 3. A hanging consumer that held the fast one up would cost seconds.
 const OWNER = 'anonymous';
 /** The local queue's consumers, the deliver function's with 2 invocations at once (20 packs of up to 25 notifications). */
 const CONSUMERS = DEFAULT_CONSUMERS.map((c) => (c.queue === 'delivery' ? { ...c, concurrency: 2 } : c));
@@ -146,7 +147,7 @@ a fast consumer, ${ROUNDS} rounds of ${EVENTS} events 50 ms apart, alone and bes
   alone                         ${text(rounds.alone)}
   beside a hanging consumer     ${text(rounds.beside)}
   each round's p99 beside / alone ${ratios.map((r) => r.toFixed(2)).join(', ')}
-  isolation: p99 beside / alone ${isolation.toFixed(2)}×  ${verdict(PART, 'isolation', isolation, ISOLATION_BUDGET)}
+  isolation: p99 beside / alone ${isolation.toFixed(2)}× (a figure)
   delivered out of order        ${late}  ${verdict(PART, 'out of order', late, 0)}
   repeats, all runs             ${sink.repeats()}  ${verdict(PART, 'repeats', sink.repeats(), 0)}`);
   } finally {

@@ -15,8 +15,9 @@ import { startLocalQueue } from '../scripts/local-queue.mjs';
 import { now, recordAwsCalls } from './aws-calls.mjs';
 import * as bench from './common.mjs';
 
-const { median, print, verdict } = bench;
-const SAME_CALLS_BUDGET = 1.1;
+const { median, print } = bench;
+// No budget: ≤ 1.10× the same calls failed 4–6 of 13 routes in each quiet run (issue 32's
+// decision 3: a timed budget that cannot hold in 5 of 5 quiet runs becomes a figure).
 const ROUNDS = Number(process.env.ROUNDS || 31);
 const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
 /** The AWS SDK's client packages a function may carry (`@aws-sdk/client-…`), and their clients' names. */
@@ -172,7 +173,7 @@ async function main() {
     };
 
     print(`\ncold start (spawn → answer), ${ROUNDS} fresh processes a side, medians; the ratio: the median of the rounds'
-function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS_BUDGET})  the calls, step by step`);
+function                 as deployed  same calls  ratio (a figure)  the calls, step by step`);
     for (const [name, next] of Object.entries(ROUTES)) {
       const fn = bundles[name];
       if (!fn) throw new Error(`${name} is not a function of serverless.yml`);
@@ -215,11 +216,9 @@ function                 as deployed  same calls  ratio (budget ≤ ${SAME_CALLS
         }
       }
       const ratio = median(took.fn.map((ms, i) => ms / (took.same[i] ?? Number.NaN)));
-      const figure = `${name}: ${ratio.toFixed(3)}× the same calls`;
-      const pass = verdict('cold start', figure, ratio, SAME_CALLS_BUDGET).slice(-4);
       const [fnMs, sameMs] = [took.fn, took.same].map((ms) => median(ms).toFixed(1).padStart(10));
       const described = steps.map((step) => step.map((c) => c.command).join(' + ')).join(', ');
-      print(`${name.padEnd(24)} ${fnMs}   ${sameMs}  ${ratio.toFixed(3)} ${pass}         ${described}`);
+      print(`${name.padEnd(24)} ${fnMs}   ${sameMs}  ${ratio.toFixed(3)}              ${described}`);
     }
   } finally {
     console.log = realLog;
