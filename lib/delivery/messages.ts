@@ -189,20 +189,6 @@ export function fanOutMessage(accepted: AcceptedEvent, continuation?: FanOutCont
   return { kind: 'fan-out', ...acceptedPart(accepted), ...(continuation ? { continuation } : {}) };
 }
 
-export function deliveryMessage(
-  subscription: Subscription,
-  accepted: AcceptedEvent,
-  now: Date,
-): DeliveryMessage {
-  return {
-    kind: 'delivery',
-    subscriptionId: subscription.id,
-    subscriptionCreatedAt: subscription.createdAt,
-    ...acceptedPart(accepted),
-    enqueuedAt: now.toISOString(),
-  };
-}
-
 export class MalformedMessageError extends Error {}
 
 export function parseFanOutMessage(body: string): FanOutMessage {
@@ -231,7 +217,7 @@ export function parseFanOutMessage(body: string): FanOutMessage {
 
 /**
  * The notifications of a message on the delivery queue: a pack's, or the one of a delivery
- * message or of a redriven dead letter (`parseDeliveryMessage`). Throws MalformedMessageError for
+ * message or of a redriven dead letter (`deliveryFrom`). Throws MalformedMessageError for
  * anything else, a pack over PACK_MAX_DELIVERIES included.
  */
 export function parseDeliveryQueueMessage(
@@ -272,14 +258,10 @@ export function parseDeliveryQueueMessage(
 }
 
 /**
- * A delivery message, or a dead letter put back on the delivery queue by a redrive (SQS's
- * StartMessageMoveTask, `npm run dead-letters -- --redrive`): it is delivered again, with a new
- * retry window counted from `redrivenAt`, its first receive there.
+ * A delivery message (a notification that left its pack), or a dead letter put back on the delivery
+ * queue by a redrive (SQS's StartMessageMoveTask, `npm run dead-letters -- --redrive`): it is
+ * delivered again, with a new retry window counted from `redrivenAt`, its first receive there.
  */
-export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()): DeliveryMessage {
-  return deliveryFrom(parseObject(body), redrivenAt);
-}
-
 function deliveryFrom(input: Record<string, unknown>, redrivenAt: Date): DeliveryMessage {
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');
