@@ -1,6 +1,7 @@
 import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { PagePosition, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
+import { MalformedMessageError } from '../queue/unreadable-message';
 
 /**
  * The bodies of the queue messages. They carry the event itself (at most 64 KiB), so an attempt
@@ -188,8 +189,6 @@ export function packDeliveries(entries: readonly PackEntry[]): string[] {
 export function fanOutMessage(accepted: AcceptedEvent, continuation?: FanOutContinuation): FanOutMessage {
   return { kind: 'fan-out', ...acceptedPart(accepted), ...(continuation ? { continuation } : {}) };
 }
-
-export class MalformedMessageError extends Error {}
 
 export function parseFanOutMessage(body: string): FanOutMessage {
   const input = parseObject(body);

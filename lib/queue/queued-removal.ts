@@ -1,6 +1,7 @@
 import type { PagePosition, RetiredSubscriptions } from '../domain/model';
 import type { RetiredSubscriptionRemoval } from '../domain/ports';
 import type { QueuePort } from './queue-port';
+import { MalformedMessageError } from './unreadable-message';
 
 /** On the clean-up queue: one job of delete-all, or the rest of one that ran out of time. */
 interface RemovalMessage extends RetiredSubscriptions {
@@ -16,14 +17,12 @@ export class QueuedRemoval implements RetiredSubscriptionRemoval {
   }
 }
 
-export class MalformedRemovalError extends Error {}
-
 export function parseRemovalMessage(body: string): RetiredSubscriptions {
   let input: Partial<RemovalMessage>;
   try {
     input = JSON.parse(body) as Partial<RemovalMessage>;
   } catch {
-    throw new MalformedRemovalError('the body is not JSON');
+    throw new MalformedMessageError('the body is not JSON');
   }
   const { kind, owner, fromGeneration, toGeneration, after } = input;
   if (
@@ -33,7 +32,7 @@ export function parseRemovalMessage(body: string): RetiredSubscriptions {
     !Number.isInteger(toGeneration) ||
     (after !== undefined && (typeof after !== 'object' || after === null))
   ) {
-    throw new MalformedRemovalError('not a remove-retired message');
+    throw new MalformedMessageError('not a remove-retired message');
   }
   return {
     owner,

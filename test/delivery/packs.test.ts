@@ -201,7 +201,12 @@ describe('a pack in the deliver function', () => {
     });
     expect(await deliveryBatch(sqs).process([{ ...unreadable, body }], metrics)).toEqual([]);
     expect(sqs.sent['dead-letter'].map((letter) => JSON.parse(letter))).toMatchObject([
-      { kind: 'dead-letter', reason: expect.stringMatching(/^unreadable message: /), body },
+      {
+        kind: 'dead-letter',
+        reason: "unreadable message on the delivery queue: a delivery's event is not in the pack",
+        queue: 'delivery',
+        body,
+      },
     ]);
   });
 });
