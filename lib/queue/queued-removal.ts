@@ -3,7 +3,12 @@ import type { RetiredSubscriptionRemoval } from '../domain/ports';
 import type { QueuePort } from './queue-port';
 import { MalformedMessageError } from './unreadable-message';
 
-/** On the clean-up queue: one job of delete-all, or the rest of one that ran out of time. */
+/**
+ * On the clean-up queue: one job of delete-all, or the rest of one that ran out of time. Its shape
+ * lives here, beside the one port that writes it, since only the clean-up function reads it; the
+ * fan-out and delivery messages live in lib/delivery/messages.ts, which fan-out and deliver write
+ * as well as read.
+ */
 interface RemovalMessage extends RetiredSubscriptions {
   readonly kind: 'remove-retired';
 }
