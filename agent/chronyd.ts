@@ -5,7 +5,7 @@
  * or does not finish in time is a chronyd that does not answer.
  */
 import { spawn } from 'node:child_process';
-import { Pause } from './pause';
+import { PollLoop } from './poll-loop';
 import type { OsClockObservation } from './states';
 
 /** chronyc waits about a second per try by itself; two seconds without an answer is no answer. */
@@ -18,33 +18,26 @@ export interface OsClockReport {
 }
 
 export class ChronydWatcher {
-  private running = false;
-  private readonly pause = new Pause();
+  private readonly polling: PollLoop;
 
   constructor(
     /** chronyd's command socket, absolute (chronyc takes anything else for a host name). */
     private readonly socket: string,
-    private readonly pollMs: number,
+    pollMs: number,
     private readonly onReport: (report: OsClockReport) => void,
-  ) {}
+  ) {
+    this.polling = new PollLoop(pollMs, async () => {
+      const report = await this.poll();
+      if (this.polling.running) this.onReport(report);
+    });
+  }
 
   start(): void {
-    this.running = true;
-    void this.loop();
+    this.polling.start();
   }
 
   stop(): void {
-    this.running = false;
-    this.pause.wake();
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      const report = await this.poll();
-      if (!this.running) return;
-      this.onReport(report);
-      await this.pause.for(this.pollMs);
-    }
+    this.polling.stop();
   }
 
   private async poll(): Promise<OsClockReport> {

@@ -5,7 +5,6 @@
  * start a poll at once. A clock class set on a grandmaster has no push, hence the polling.
  */
 
-import { Pause } from './pause';
 import {
   MID,
   PmcClient,
@@ -16,6 +15,7 @@ import {
   parsePortDataSet,
   parseTimeStatus,
 } from './pmc';
+import { PollLoop } from './poll-loop';
 import type { PtpObservation } from './states';
 
 export type PtpReport =
@@ -36,14 +36,13 @@ const SUBSCRIPTION_S = 120;
 export class Ptp4lWatcher {
   private readonly client: PmcClient;
   private readonly portStates = new Map<number, PortState>();
-  private running = false;
+  private readonly polling: PollLoop;
   private lost = false;
   private timeouts = 0;
   private subscribedAt = 0;
-  private readonly pause = new Pause();
 
   constructor(
-    private readonly options: Ptp4lOptions,
+    options: Ptp4lOptions,
     private readonly onReport: (report: PtpReport) => void,
   ) {
     this.client = new PmcClient(options.udsPath, options.clientPath, options.domain);
@@ -52,28 +51,19 @@ export class Ptp4lWatcher {
       const port = parsePortDataSet(message.data);
       if (this.portStates.get(port.portNumber) !== port.portState) {
         this.portStates.set(port.portNumber, port.portState);
-        this.pause.wake();
+        this.polling.wake();
       }
     });
+    this.polling = new PollLoop(options.pollMs, () => this.poll());
   }
 
   start(): void {
-    this.running = true;
-    void this.loop();
+    this.polling.start();
   }
 
   stop(): void {
-    this.running = false;
-    this.pause.wake();
+    this.polling.stop();
     this.client.close();
-  }
-
-  private async loop(): Promise<void> {
-    while (this.running) {
-      await this.poll();
-      if (!this.running) return;
-      await this.pause.for(this.options.pollMs);
-    }
   }
 
   private async poll(): Promise<void> {
@@ -96,7 +86,7 @@ export class Ptp4lWatcher {
       const status = parseTimeStatus(time.data);
       this.lost = false;
       this.timeouts = 0;
-      if (!this.running) return;
+      if (!this.polling.running) return;
       this.onReport({
         kind: 'observed',
         at,
@@ -111,7 +101,7 @@ export class Ptp4lWatcher {
         },
       });
     } catch (error) {
-      if (!this.running) return;
+      if (!this.polling.running) return;
       // A socket that is gone fails at once; one answer late on a busy node is not a lost
       // ptp4l (reporting it would send consumers a FREERUN that never happened): the second
       // time-out in a row is.

@@ -5,6 +5,7 @@
  * (`none`, the local stage).
  */
 import { readFileSync } from 'node:fs';
+import { type Backoff, backoffMs } from '../lib/backoff';
 import type { Outbox, QueuedEvent } from './outbox';
 import { Pause } from './pause';
 import { requestSigner } from './sign-request.mjs';
@@ -22,6 +23,15 @@ export interface Answer {
 
 const API_PATH = '/api/ocloudNotifications/v2';
 const REQUEST_TIMEOUT_MS = 5000;
+/**
+ * Between rounds while the service cannot take events: 200 ms doubling to at most 5 s, with equal
+ * jitter (lib/backoff.ts). Equal rather than full: an agent never comes back faster than half its
+ * step, and the jitter keeps a site's agents, whose outage began at the same moment, from retrying
+ * in lock-step when the service returns. Short and capped low, unlike a notification's back-off: the
+ * events wait on the node's disk, and a state the service does not have yet is a state its
+ * consumers do not see.
+ */
+const SEND_BACKOFF: Backoff = { baseMs: 200, maxMs: 5000 };
 
 /**
  * `--service` as a user gives it: the origin (`http://127.0.0.1:3000`, a stage's
@@ -145,9 +155,10 @@ export class Sender {
   }
 
   private async loop(): Promise<void> {
-    let backoffMs = 0;
+    let failedRounds = 0;
+    let delayMs = 0;
     for (let heads = this.outbox.heads(); heads.length > 0 && !this.stopped; heads = this.outbox.heads()) {
-      if (backoffMs > 0) await this.pause.for(backoffMs);
+      if (delayMs > 0) await this.pause.for(delayMs);
       if (this.stopped) return;
       // One event per address at a time, every address at once: a transition's lock-state,
       // clock-class and sync-state go together, each address's events still in order.
@@ -155,14 +166,16 @@ export class Sender {
         heads.map((head) => this.send(head).catch((error: unknown) => this.unreachable(error))),
       );
       if (outcomes.includes('retry')) {
-        backoffMs = Math.min(Math.max(200, backoffMs * 2), 5000);
+        failedRounds += 1;
+        delayMs = backoffMs(failedRounds, SEND_BACKOFF, 'equal');
         if (this.verbose)
           this.log(
-            `${new Date().toISOString()} ${this.outbox.size} event(s) unsent (${this.outage ?? 'publisher lost'}); next try in ${backoffMs} ms`,
+            `${new Date().toISOString()} ${this.outbox.size} event(s) unsent (${this.outage ?? 'publisher lost'}); next try in ${delayMs} ms`,
           );
         continue;
       }
-      backoffMs = 0;
+      failedRounds = 0;
+      delayMs = 0;
       if (this.outage) {
         this.outage = undefined;
         this.log(`service at ${this.client.url} answers again; ${this.outbox.size} event(s) to send`);

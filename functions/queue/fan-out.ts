@@ -5,11 +5,14 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import { parseFanOutMessage } from '../../lib/delivery/messages';
 import { logger } from '../../lib/logger';
 import { emitMetrics } from '../../lib/metrics';
-import { fanOut, fanOutBackoff } from '../../lib/services';
+import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
+import { fanOut, fanOutBackoff, queue } from '../../lib/services';
 
 /**
- * FanOutQueue → one delivery message per covering subscription. A failed record is retried by the
- * queue, after a short back-off.
+ * FanOutQueue → one delivery message per covering subscription. An unreadable message is
+ * dead-lettered at once, with why; a record that failed otherwise is retried by the queue after a
+ * notification's short back-off (someone waits for its notifications), until the fan-out queue's
+ * maxReceiveCount (docs/delivery.md: "Poison messages").
  */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(injectLambdaContext(logger, { resetKeys: true }))
@@ -20,11 +23,9 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
     const batch = fanOut().batch();
     const fanOutRecord = async (record: SQSRecord) => {
       try {
-        const enqueued = await fanOut().run(
-          parseFanOutMessage(record.body),
-          () => context.getRemainingTimeInMillis(),
-          batch,
-        );
+        const message = await readOrDeadLetter(queue(), 'fan-out', record.body, parseFanOutMessage);
+        if (!message) return;
+        const enqueued = await fanOut().run(message, () => context.getRemainingTimeInMillis(), batch);
         logger.debug('fanned out', { messageId: record.messageId, enqueued });
       } catch (error) {
         logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });

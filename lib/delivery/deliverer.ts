@@ -14,7 +14,7 @@ import { Coalescer } from './coalescer';
 import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';
 import type { NetworkPolicy } from './network-policy';
-import { type Backoff, backoffMs, judge } from './retry-policy';
+import { type Backoff, judge, leaseWaitMs, notificationBackoffMs } from './retry-policy';
 import type { ServiceCredentials } from './sender-credentials';
 import { webhookHeaders, webhookId } from './webhook';
 
@@ -92,10 +92,8 @@ export class Deliverer {
         const reason = `the retry window of ${this.windowText()} ended while an earlier notification for the address was being delivered`;
         return this.deadLetter(message, subscription, receiveCount, reason, false);
       }
-      // The holder usually finishes in milliseconds; its lease end bounds the wait.
-      const wait = Math.min(lease.leaseUntil - now, this.settings.backoff.baseMs);
-      const jitter = Math.random() * (this.settings.backoff.baseMs / 2);
-      return { kind: 'retry', delayMs: Math.max(0, Math.min(wait + jitter, deadline - now)), failed: false };
+      const wait = leaseWaitMs(lease.leaseUntil - now, this.settings.backoff);
+      return { kind: 'retry', delayMs: Math.max(0, Math.min(wait, deadline - now)), failed: false };
     }
 
     const body = JSON.stringify(message.event);
@@ -148,7 +146,8 @@ export class Deliverer {
     }
     // The last retry falls at the end of the window rather than past it.
     const delayMs =
-      verdict.retryAfterMs ?? Math.min(backoffMs(receiveCount, this.settings.backoff), deadline - failedAt);
+      verdict.retryAfterMs ??
+      Math.min(notificationBackoffMs(receiveCount, this.settings.backoff), deadline - failedAt);
     logger.warn('delivery attempt failed; retrying', { ...log, reason: verdict.reason, delayMs });
     return { kind: 'retry', delayMs, failed: true };
   }

@@ -2,15 +2,11 @@ import type { DeliveryStore } from '../domain/ports';
 import { logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { OutgoingMessage, QueuePort } from '../queue/queue-port';
+import { readOrDeadLetter } from '../queue/unreadable-message';
 import { Coalescer } from './coalescer';
 import type { AttemptResult, Deliverer } from './deliverer';
 import type { FailedRecordBackoff } from './failed-record-backoff';
-import {
-  type DeadLetter,
-  type DeliveryMessage,
-  MalformedMessageError,
-  parseDeliveryQueueMessage,
-} from './messages';
+import { type DeadLetter, type DeliveryMessage, parseDeliveryQueueMessage } from './messages';
 
 /** One received message of the delivery queue, as an SQS event record gives it. */
 export interface ReceivedMessage {
@@ -75,17 +71,21 @@ export class DeliveryBatch {
 
   /** True when the message must stay on the queue. */
   private async processMessage(message: ReceivedMessage, metrics: Metrics): Promise<boolean> {
-    let parsed: ReturnType<typeof parseDeliveryQueueMessage>;
+    let parsed: ReturnType<typeof parseDeliveryQueueMessage> | undefined;
     try {
-      parsed = parseDeliveryQueueMessage(message.body, new Date(message.firstReceivedAt ?? Date.now()));
+      const redrivenAt = new Date(message.firstReceivedAt ?? Date.now());
+      parsed = await readOrDeadLetter(this.queue, 'delivery', message.body, (body) =>
+        parseDeliveryQueueMessage(body, redrivenAt),
+      );
     } catch (error) {
-      if (!(error instanceof MalformedMessageError)) throw error;
-      const letter = {
-        kind: 'dead-letter',
-        reason: `unreadable message: ${error.message}`,
-        body: message.body,
-      };
-      return this.deadLetter(letter, metrics);
+      // Unreadable, and the dead-letter queue did not take it: a passing fault, retried after a back-off.
+      logger.error('could not dead-letter an unreadable message; it stays queued', { error });
+      await this.storeFailure.hide(message);
+      return true;
+    }
+    if (!parsed) {
+      metrics.count('NotificationsDeadLettered');
+      return false;
     }
     const [single] = parsed.notifications;
     if (!parsed.packed && single) return this.keepSingle(message, single, metrics);
@@ -151,7 +151,7 @@ export class DeliveryBatch {
         return DONE;
       case 'dead-letter':
         // Not lost when the dead-letter queue cannot take it: attempted (and judged) again later.
-        return (await this.deadLetter(result.letter, metrics, result.letter))
+        return (await this.deadLetter(result.letter, metrics))
           ? later(this.storeFailure.delayMs(attempt))
           : DONE;
       case 'retry':
@@ -181,9 +181,9 @@ export class DeliveryBatch {
   }
 
   /** True when the letter could not be dead-lettered: it stays queued. */
-  private async deadLetter(letter: object, metrics: Metrics, kept?: DeadLetter): Promise<boolean> {
+  private async deadLetter(letter: DeadLetter, metrics: Metrics): Promise<boolean> {
     try {
-      if (kept) await this.letters.recordDeadLetter(kept);
+      await this.letters.recordDeadLetter(letter);
       await this.queue.send('dead-letter', [{ body: JSON.stringify(letter) }]);
     } catch (error) {
       logger.error('could not dead-letter a notification; it stays queued', { error });

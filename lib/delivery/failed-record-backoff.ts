@@ -1,6 +1,6 @@
 import { logger } from '../logger';
 import type { QueueName, QueuePort } from '../queue/queue-port';
-import { type Backoff, backoffMs } from './retry-policy';
+import { type Backoff, notificationBackoffMs } from './retry-policy';
 
 /** A record of an SQS event, as much of it as its back-off needs. */
 export interface FailedRecord {
@@ -28,7 +28,7 @@ export class FailedRecordBackoff {
 
   /** The back-off after the `receiveCount`-th receive failed. */
   delayMs(receiveCount: number): number {
-    return backoffMs(receiveCount, this.backoff);
+    return notificationBackoffMs(receiveCount, this.backoff);
   }
 
   /** Never throws: when the queue cannot be told, the record comes back after its visibility time-out. */

@@ -1,6 +1,7 @@
 import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { PagePosition, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
+import { MalformedMessageError } from '../queue/unreadable-message';
 
 /**
  * The bodies of the queue messages. They carry the event itself (at most 64 KiB), so an attempt
@@ -189,22 +190,6 @@ export function fanOutMessage(accepted: AcceptedEvent, continuation?: FanOutCont
   return { kind: 'fan-out', ...acceptedPart(accepted), ...(continuation ? { continuation } : {}) };
 }
 
-export function deliveryMessage(
-  subscription: Subscription,
-  accepted: AcceptedEvent,
-  now: Date,
-): DeliveryMessage {
-  return {
-    kind: 'delivery',
-    subscriptionId: subscription.id,
-    subscriptionCreatedAt: subscription.createdAt,
-    ...acceptedPart(accepted),
-    enqueuedAt: now.toISOString(),
-  };
-}
-
-export class MalformedMessageError extends Error {}
-
 export function parseFanOutMessage(body: string): FanOutMessage {
   const input = parseObject(body);
   if (input.kind !== 'fan-out') throw new MalformedMessageError('not a fan-out message');
@@ -231,7 +216,7 @@ export function parseFanOutMessage(body: string): FanOutMessage {
 
 /**
  * The notifications of a message on the delivery queue: a pack's, or the one of a delivery
- * message or of a redriven dead letter (`parseDeliveryMessage`). Throws MalformedMessageError for
+ * message or of a redriven dead letter (`deliveryFrom`). Throws MalformedMessageError for
  * anything else, a pack over PACK_MAX_DELIVERIES included.
  */
 export function parseDeliveryQueueMessage(
@@ -272,14 +257,10 @@ export function parseDeliveryQueueMessage(
 }
 
 /**
- * A delivery message, or a dead letter put back on the delivery queue by a redrive (SQS's
- * StartMessageMoveTask, `npm run dead-letters -- --redrive`): it is delivered again, with a new
- * retry window counted from `redrivenAt`, its first receive there.
+ * A delivery message (a notification that left its pack), or a dead letter put back on the delivery
+ * queue by a redrive (SQS's StartMessageMoveTask, `npm run dead-letters -- --redrive`): it is
+ * delivered again, with a new retry window counted from `redrivenAt`, its first receive there.
  */
-export function parseDeliveryMessage(body: string, redrivenAt: Date = new Date()): DeliveryMessage {
-  return deliveryFrom(parseObject(body), redrivenAt);
-}
-
 function deliveryFrom(input: Record<string, unknown>, redrivenAt: Date): DeliveryMessage {
   if (input.kind !== 'delivery' && input.kind !== 'dead-letter') {
     throw new MalformedMessageError('not a delivery message');

@@ -1,3 +1,4 @@
+import { type Backoff, backoffMs, jitteredMs } from '../backoff';
 import { describeFailure, type SendOutcome } from './http-sender';
 
 /** What one attempt's outcome means: 2xx delivered, 410 gone, 408/429/5xx/3xx/network retried, other 4xx given up. */
@@ -36,19 +37,35 @@ export function judge(outcome: SendOutcome, timeoutMs: number): Verdict {
     : { kind: 'retry', reason, retryAfterMs: outcome.retryAfterSeconds * 1000 };
 }
 
-export interface Backoff {
-  readonly baseMs: number;
-  readonly maxMs: number;
+// The type is lib/backoff.ts's; exported here too because a notification's back-off is a setting of delivery.
+export type { Backoff } from '../backoff';
+
+/**
+ * The wait after a notification's `attempt`-th failed attempt (1-based), and after a fan-out's
+ * failed receive: the back-off of lib/backoff.ts with "equal jitter". Equal, unlike the full
+ * jitter of an AWS call's retry (lib/retry-pause.ts): half of the step is fixed, so a consumer that
+ * just failed is never retried at once (retries never bunch up at zero), and half is random, so
+ * the subscribers of one failing fan-out do not retry in lock-step.
+ */
+export function notificationBackoffMs(
+  attempt: number,
+  backoff: Backoff,
+  random: () => number = Math.random,
+): number {
+  return backoffMs(attempt, backoff, 'equal', random);
 }
 
 /**
- * The wait after the `attempt`-th failed attempt (1-based): exponential, capped, with "equal
- * jitter" — half of the step is fixed, so retries never bunch up at zero, and half is random, so
- * the subscribers of one failing fan-out do not retry in lock-step.
- *   step = min(maxMs, baseMs · 2^(attempt−1));  wait = step/2 + random · step/2
+ * The wait of an attempt that found its (subscription, address) lease held by another attempt:
+ * until about the lease's end, at most the back-off base, plus up to half the base, random (full
+ * jitter, lib/backoff.ts). Not the notification's back-off: a wait is no failed attempt, so it
+ * does not grow with the attempts; the holder usually finishes in milliseconds. The random part
+ * keeps the waiters of one lease from all coming back at the same moment.
  */
-export function backoffMs(attempt: number, backoff: Backoff, random: () => number = Math.random): number {
-  const exponent = Math.min(Math.max(attempt, 1) - 1, 40);
-  const step = Math.min(backoff.maxMs, backoff.baseMs * 2 ** exponent);
-  return Math.round(step / 2 + random() * (step / 2));
+export function leaseWaitMs(
+  leaseLeftMs: number,
+  backoff: Backoff,
+  random: () => number = Math.random,
+): number {
+  return Math.max(0, Math.min(leaseLeftMs, backoff.baseMs)) + jitteredMs(backoff.baseMs / 2, 'full', random);
 }

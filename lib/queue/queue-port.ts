@@ -1,10 +1,16 @@
 import type queues from './queues.json';
 
 /**
- * The queues of delivery, as the delivery code sees them. One adapter, SQS (`sqs-queue.ts`), in a
- * deployment and locally, where `scripts/local-queue.mjs` speaks SQS's protocol. Receiving and
- * deleting are not here: the platform does them (SQS event sources invoke the functions and
- * delete what they do not report as failed; the local queue's poller does the same).
+ * The queues, as the service's code sees them. One adapter, SQS (`sqs-queue.ts`), in a deployment
+ * and locally, where `scripts/local-queue.mjs` speaks SQS's protocol. Receiving and deleting are
+ * not here: the platform does them (SQS event sources invoke the functions and delete what they do
+ * not report as failed; the local queue's poller does the same).
+ *
+ * lib/queue holds what knows of queues, as lib/store holds what knows of the table: this port, its
+ * adapter and settings (queues.json), the poison-message rule every queue function follows
+ * (unreadable-message.ts), and the domain ports that are done by sending a message:
+ * `QueuedDelivery` (DeliveryPort) and `QueuedRemoval` (RetiredSubscriptionRemoval). The domain
+ * (lib/domain) and delivery's engine (lib/delivery) see only ports.
  */
 export type QueueName = keyof typeof queues;
 

@@ -1,8 +1,14 @@
 import type { PagePosition, RetiredSubscriptions } from '../domain/model';
 import type { RetiredSubscriptionRemoval } from '../domain/ports';
 import type { QueuePort } from './queue-port';
+import { MalformedMessageError } from './unreadable-message';
 
-/** On the clean-up queue: one job of delete-all, or the rest of one that ran out of time. */
+/**
+ * On the clean-up queue: one job of delete-all, or the rest of one that ran out of time. Its shape
+ * lives here, beside the one port that writes it, since only the clean-up function reads it; the
+ * fan-out and delivery messages live in lib/delivery/messages.ts, which fan-out and deliver write
+ * as well as read.
+ */
 interface RemovalMessage extends RetiredSubscriptions {
   readonly kind: 'remove-retired';
 }
@@ -16,14 +22,12 @@ export class QueuedRemoval implements RetiredSubscriptionRemoval {
   }
 }
 
-export class MalformedRemovalError extends Error {}
-
 export function parseRemovalMessage(body: string): RetiredSubscriptions {
   let input: Partial<RemovalMessage>;
   try {
     input = JSON.parse(body) as Partial<RemovalMessage>;
   } catch {
-    throw new MalformedRemovalError('the body is not JSON');
+    throw new MalformedMessageError('the body is not JSON');
   }
   const { kind, owner, fromGeneration, toGeneration, after } = input;
   if (
@@ -33,7 +37,7 @@ export function parseRemovalMessage(body: string): RetiredSubscriptions {
     !Number.isInteger(toGeneration) ||
     (after !== undefined && (typeof after !== 'object' || after === null))
   ) {
-    throw new MalformedRemovalError('not a remove-retired message');
+    throw new MalformedMessageError('not a remove-retired message');
   }
   return {
     owner,

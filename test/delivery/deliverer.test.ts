@@ -2,11 +2,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
-import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy, type NetworkPolicyMode } from '../../lib/delivery/network-policy';
+import type { NotificationEvent } from '../../lib/domain/event';
 import { parseTime } from '../../lib/domain/event';
 import { deliveryStore, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
+import { queuedNotification } from '../support/notifications';
 import { eventAt, LOCK_STATE } from './api';
 
 let consumer: Consumer;
@@ -42,8 +43,8 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
   const address = subscription.resourceAddress;
   await subscriptionStore().createSubscription(subscription);
   const strict = delivererWith('public-only');
-  const event = eventAt(address, LOCK_STATE, 'HOLDOVER') as Parameters<typeof deliveryMessage>[1]['event'];
-  const message = deliveryMessage(
+  const event = eventAt(address, LOCK_STATE, 'HOLDOVER') as NotificationEvent;
+  const message = queuedNotification(
     subscription,
     { publisherId: randomUUID(), resourceAddress: address, event, acceptedAt: new Date().toISOString() },
     new Date(),
@@ -56,7 +57,7 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
   });
   expect(consumer.received).toEqual([]);
   // The lease was freed: the next event for the pair is not held up.
-  const next = deliveryMessage(subscription, { ...message, event: { ...event, id: 'next' } }, new Date());
+  const next = queuedNotification(subscription, { ...message, event: { ...event, id: 'next' } }, new Date());
   const allowed = delivererWith('allow-private');
   expect(await allowed.attempt(next, 1)).toMatchObject({ kind: 'delivered' });
 });
@@ -64,7 +65,7 @@ it('dead-letters at once, without sending, when the endpoint is refused by the n
 it('does not send again the event a new subscription got as its initial notification', async () => {
   const subscription = subscriptionToConsumer();
   const address = subscription.resourceAddress;
-  const event = eventAt(address, LOCK_STATE, 'LOCKED') as Parameters<typeof deliveryMessage>[1]['event'];
+  const event = eventAt(address, LOCK_STATE, 'LOCKED') as NotificationEvent;
   await subscriptionStore().createSubscription(subscription, {
     resourceAddress: address,
     event,
@@ -78,7 +79,7 @@ it('does not send again the event a new subscription got as its initial notifica
   };
   const deliverer = delivererWith('allow-private');
   const before = consumer.received.length;
-  const result = await deliverer.attempt(deliveryMessage(subscription, accepted, new Date()), 1);
+  const result = await deliverer.attempt(queuedNotification(subscription, accepted, new Date()), 1);
   expect(result).toEqual({ kind: 'dropped', why: 'superseded', failed: false });
   expect(consumer.received).toHaveLength(before);
 });

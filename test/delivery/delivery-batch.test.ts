@@ -8,12 +8,13 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { DeliveryBatch, type ReceivedMessage } from '../../lib/delivery/delivery-batch';
 import { FailedRecordBackoff } from '../../lib/delivery/failed-record-backoff';
-import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
+import type { NotificationEvent } from '../../lib/domain/event';
 import { parseTime } from '../../lib/domain/event';
 import type { Metrics } from '../../lib/metrics';
 import { deliveryStore, subscriptionDeliveries, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
+import { queuedNotification } from '../support/notifications';
 import { RecordingQueue } from '../support/recording-queue';
 import { eventAt, LOCK_STATE } from './api';
 
@@ -40,10 +41,8 @@ async function subscribed(endpointUri: string, store = true) {
     createdAt: new Date().toISOString(),
   };
   if (store) await subscriptionStore().createSubscription(subscription);
-  const event = eventAt(subscription.resourceAddress, LOCK_STATE, 'HOLDOVER') as Parameters<
-    typeof deliveryMessage
-  >[1]['event'];
-  const message = deliveryMessage(
+  const event = eventAt(subscription.resourceAddress, LOCK_STATE, 'HOLDOVER') as NotificationEvent;
+  const message = queuedNotification(
     subscription,
     {
       publisherId: randomUUID(),

@@ -12,12 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { DeliveryBatch, type ReceivedMessage } from '../../lib/delivery/delivery-batch';
 import { FailedRecordBackoff } from '../../lib/delivery/failed-record-backoff';
-import {
-  type DeliveryMessage,
-  packDeliveries,
-  parseDeliveryMessage,
-  parseDeliveryQueueMessage,
-} from '../../lib/delivery/messages';
+import { type DeliveryMessage, packDeliveries, parseDeliveryQueueMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { parseTime } from '../../lib/domain/event';
 import type { AcceptedEvent } from '../../lib/domain/ports';
@@ -25,6 +20,7 @@ import type { Metrics } from '../../lib/metrics';
 import type { OutgoingMessage, QueueName } from '../../lib/queue/queue-port';
 import { deliveryStore, subscriptionStore } from '../../lib/services';
 import { trackConsumers } from '../support/consumer';
+import { readNotification } from '../support/notifications';
 import { waitForQueueIdle } from '../support/queue-idle';
 import { useQueuedDelivery } from '../support/queued-delivery';
 import { RecordingQueue } from '../support/recording-queue';
@@ -145,7 +141,7 @@ describe('a pack in the deliver function', () => {
     expect(sqs.visibility).toEqual([]);
     const left = new Map(
       sqs.sent.delivery.map((body) => [
-        parseDeliveryMessage(body).subscriptionId,
+        readNotification(body).subscriptionId,
         { body, delayMs: sqs.delays.get(body) },
       ]),
     );
@@ -154,7 +150,7 @@ describe('a pack in the deliver function', () => {
     // counting the attempt it made; the lease wait after the lease's end at most, counting none.
     const leftFor = (x: typeof failed) => {
       const entry = left.get(x.subscription.id);
-      return { message: parseDeliveryMessage(entry?.body ?? ''), delayMs: entry?.delayMs ?? -1 };
+      return { message: readNotification(entry?.body ?? ''), delayMs: entry?.delayMs ?? -1 };
     };
     expect(leftFor(failed)).toMatchObject({ message: { attemptsMade: 1 }, delayMs: 7000 });
     expect(leftFor(hung).message.attemptsMade).toBe(1);
@@ -205,7 +201,12 @@ describe('a pack in the deliver function', () => {
     });
     expect(await deliveryBatch(sqs).process([{ ...unreadable, body }], metrics)).toEqual([]);
     expect(sqs.sent['dead-letter'].map((letter) => JSON.parse(letter))).toMatchObject([
-      { kind: 'dead-letter', reason: expect.stringMatching(/^unreadable message: /), body },
+      {
+        kind: 'dead-letter',
+        reason: "unreadable message on the delivery queue: a delivery's event is not in the pack",
+        queue: 'delivery',
+        body,
+      },
     ]);
   });
 });

@@ -1,15 +1,19 @@
 /**
  * The queue-driven handlers report a batch's failed records alone (partial batch responses,
- * through Powertools' batch processor): the queue retries those and deletes the rest.
+ * through Powertools' batch processor): the queue retries those and deletes the rest. The failures
+ * here are passing faults of one record's domain operation (a throttled table), which a real table
+ * cannot be made to give one record of a batch and not another: the operation is made to reject.
+ * An unreadable record is not a failure of this kind: test/delivery/poison-messages.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as fanOutHandler } from '../../functions/queue/fan-out';
 import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
 import type { FanOutMessage } from '../../lib/delivery/messages';
 import { fanOutMessage } from '../../lib/delivery/messages';
-import { subscriptionStore } from '../../lib/services';
+import { ServiceUnavailableError } from '../../lib/errors';
+import { fanOut, subscriptionStore, subscriptions } from '../../lib/services';
 import { type LocalQueue, sqsEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { lambdaContext } from '../support/http-event';
@@ -24,6 +28,22 @@ afterAll(async () => {
   await queue.stop();
   process.env = saved;
 });
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const throttled = () => new ServiceUnavailableError('the table is throttling requests');
+
+/** A fan-out message of an event no one subscribes to. */
+const lonelyFanOut = () =>
+  JSON.stringify(
+    fanOutMessage({
+      publisherId: randomUUID(),
+      resourceAddress: `/${uniqueCluster()}/site-1/node-1/sync/ptp-status/lock-state`,
+      event: lockStateEvent({ node: `/${uniqueCluster()}/site-1/node-1` }) as FanOutMessage['event'],
+      acceptedAt: new Date().toISOString(),
+    }),
+  );
 
 const event = (queueName: string, bodies: string[]) =>
   sqsEvent(
@@ -51,7 +71,14 @@ describe('fanOut', () => {
         acceptedAt: new Date().toISOString(),
       }),
     );
-    const batch = event('fan-out', [good, 'not a fan-out message']);
+    const failing = lonelyFanOut();
+    const run = fanOut().run.bind(fanOut());
+    vi.spyOn(fanOut(), 'run').mockImplementation((message, ...rest) =>
+      message.publisherId === JSON.parse(failing).publisherId
+        ? Promise.reject(throttled())
+        : run(message, ...rest),
+    );
+    const batch = event('fan-out', [good, failing]);
     const response = await fanOutHandler(batch, lambdaContext());
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[1]?.messageId }] });
     const enqueued = queue.messages('delivery').filter((m) => m.body.includes(subscriptionId));
@@ -68,13 +95,15 @@ describe('fanOut', () => {
       if (functionKey !== 'fanOut' || receives.push(...counts) > 1) return { batchItemFailures: [] };
       return fanOutHandler(sqs as unknown as SQSEvent, lambdaContext());
     });
-    queue.send('fan-out', [{ body: 'not a fan-out message' }]);
+    vi.spyOn(fanOut(), 'run').mockRejectedValueOnce(throttled());
+    queue.send('fan-out', [{ body: lonelyFanOut() }]);
     await vi.waitFor(() => expect(receives).toEqual([1, 2]), { timeout: 10_000, interval: 50 });
     await vi.waitFor(() => expect(queue.idle()).toBe(true));
   });
 
   it('reports every record of a batch that failed whole, as an answer rather than an error', async () => {
-    const batch = event('fan-out', ['{', '[]']);
+    vi.spyOn(fanOut(), 'run').mockRejectedValue(throttled());
+    const batch = event('fan-out', [lonelyFanOut(), lonelyFanOut()]);
     const response = await fanOutHandler(batch, lambdaContext());
     expect(response.batchItemFailures.map((f) => f.itemIdentifier)).toEqual(
       batch.Records.map((r) => r.messageId),
@@ -90,7 +119,12 @@ describe('removeRetiredSubscriptions', () => {
       fromGeneration: 0,
       toGeneration: 1,
     };
-    const batch = event('cleanup', ['{"kind":"something else"}', JSON.stringify(job)]);
+    const failing = { ...job, owner: `nobody-${randomUUID()}` };
+    const removeRetired = subscriptions().removeRetired.bind(subscriptions());
+    vi.spyOn(subscriptions(), 'removeRetired').mockImplementation((retired, ...rest) =>
+      retired.owner === failing.owner ? Promise.reject(throttled()) : removeRetired(retired, ...rest),
+    );
+    const batch = event('cleanup', [JSON.stringify(failing), JSON.stringify(job)]);
     const response = await removeRetiredHandler(batch, lambdaContext());
     expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: batch.Records[0]?.messageId }] });
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadDeliveryConfig } from '../../lib/config';
 import type { SendOutcome } from '../../lib/delivery/http-sender';
-import { backoffMs, judge } from '../../lib/delivery/retry-policy';
+import { judge, leaseWaitMs, notificationBackoffMs } from '../../lib/delivery/retry-policy';
 import queues from '../../lib/queue/queues.json';
 
 const response = (status: number, retryAfterSeconds?: number): SendOutcome =>
@@ -50,25 +50,20 @@ describe('judge: what an answer means for the notification', () => {
   });
 });
 
-describe('backoffMs: exponential, capped, with equal jitter', () => {
+describe("a notification's back-off and a lease wait (the arithmetic: test/unit/backoff.test.ts)", () => {
   const backoff = { baseMs: 1000, maxMs: 300_000 };
 
-  it('waits between half and all of min(max, base·2^(n−1))', () => {
-    for (let attempt = 1; attempt <= 20; attempt++) {
-      const step = Math.min(300_000, 1000 * 2 ** (attempt - 1));
-      expect(backoffMs(attempt, backoff, () => 0)).toBe(step / 2);
-      expect(backoffMs(attempt, backoff, () => 1)).toBe(step);
-    }
+  it('never retries a failed notification sooner than half its step: the jitter is equal, not full', () => {
+    expect(notificationBackoffMs(1, backoff, () => 0)).toBe(500);
+    expect(notificationBackoffMs(4, backoff, () => 0)).toBe(4000);
+    expect(notificationBackoffMs(4, backoff, () => 1)).toBe(8000);
   });
 
-  it('stays within the cap for absurd attempt numbers', () => {
-    expect(backoffMs(10_000, backoff, () => 1)).toBe(300_000);
-    expect(backoffMs(0, backoff, () => 1)).toBe(1000);
-  });
-
-  it('spreads retries out', () => {
-    const waits = new Set(Array.from({ length: 50 }, () => backoffMs(5, backoff)));
-    expect(waits.size).toBeGreaterThan(10);
+  it('waits for a held lease until about its end, at most the base, plus up to half the base; it does not grow', () => {
+    expect(leaseWaitMs(30, backoff, () => 0)).toBe(30);
+    expect(leaseWaitMs(30, backoff, () => 1)).toBe(530);
+    expect(leaseWaitMs(60_000, backoff, () => 1)).toBe(1500);
+    expect(leaseWaitMs(-5, backoff, () => 0)).toBe(0);
   });
 });
 
@@ -80,7 +75,11 @@ describe("the queues' redrive budgets, with failed records brought back after th
   const lastReceiveAfterMs = (maxReceiveCount: number) => {
     let total = 0;
     for (let receive = 1; receive < maxReceiveCount; receive++) {
-      total += backoffMs(receive, { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs }, () => 0);
+      total += notificationBackoffMs(
+        receive,
+        { baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs },
+        () => 0,
+      );
     }
     return total;
   };

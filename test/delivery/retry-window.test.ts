@@ -6,13 +6,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AttemptResult, Deliverer } from '../../lib/delivery/deliverer';
-import { type DeliveryMessage, deliveryMessage } from '../../lib/delivery/messages';
+import type { DeliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { validateEvent } from '../../lib/domain/event';
 import type { DeliveryAttempt, LeaseOutcome, Subscription } from '../../lib/domain/model';
 import type { DeliveryStore } from '../../lib/domain/ports';
 import { type Reply, startConsumer } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
+import { queuedNotification } from '../support/notifications';
 
 const WINDOW_MS = 60 * 60 * 1000;
 const BACKOFF = { baseMs: 1000, maxMs: 300_000 };
@@ -76,7 +77,7 @@ async function setUp(replies: Reply[]) {
   const { event } = validateEvent(
     lockStateEvent({ node: '/c1/site-1/node-1', time: '2026-01-01T00:00:00Z' }),
   );
-  const message: DeliveryMessage = deliveryMessage(
+  const message: DeliveryMessage = queuedNotification(
     subscription,
     {
       publisherId: 'pub-1',

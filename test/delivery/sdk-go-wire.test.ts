@@ -9,12 +9,12 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/config';
-import { parseDeliveryMessage } from '../../lib/delivery/messages';
 import { publisherIdFor } from '../../lib/domain/ids';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { keys } from '../../lib/store/keys';
 import { api, expectJson, expectProblem, freshNode, registerPublisher } from '../support/api';
 import { type Consumer, trackConsumers } from '../support/consumer';
+import { readNotification } from '../support/notifications';
 import { useQueuedDelivery } from '../support/queued-delivery';
 import { decodeLikeSdkGo, type SdkGoDataValue } from '../support/sdk-go';
 
@@ -228,7 +228,7 @@ describe('what Red Hat’s sdk-go reads, for every catalogue type', () => {
     const node = freshNode();
     for (const c of CATALOGUE) {
       const before = eventOf(c, node, 'queued', '2024-06-01T12:00:00Z');
-      const message = parseDeliveryMessage(
+      const message = readNotification(
         JSON.stringify({
           kind: 'delivery',
           subscriptionId: 'sub',

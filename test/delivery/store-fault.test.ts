@@ -7,10 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { deliveryMessage } from '../../lib/delivery/messages';
+import type { NotificationEvent } from '../../lib/domain/event';
 import { freePort } from '../../scripts/dynamodb-local.mjs';
 import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
 import { lambdaContext } from '../support/http-event';
+import { queuedNotification } from '../support/notifications';
 import { eventAt, LOCK_STATE } from './api';
 
 let queue: LocalQueue;
@@ -36,10 +37,8 @@ it('brings a notification whose attempt the store failed back after a short back
     owner: 'anonymous',
     createdAt: new Date().toISOString(),
   };
-  const event = eventAt(resourceAddress, LOCK_STATE, 'HOLDOVER') as Parameters<
-    typeof deliveryMessage
-  >[1]['event'];
-  const message = deliveryMessage(
+  const event = eventAt(resourceAddress, LOCK_STATE, 'HOLDOVER') as NotificationEvent;
+  const message = queuedNotification(
     subscription,
     { publisherId: randomUUID(), resourceAddress, event, acceptedAt: new Date().toISOString() },
     new Date(),

@@ -1,7 +1,7 @@
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
-import { deliveryMessage } from '../../lib/delivery/messages';
+import type { NotificationEvent } from '../../lib/domain/event';
 import type { Subscription } from '../../lib/domain/model';
 import type { DeliveryStore } from '../../lib/domain/ports';
 import { deliveryStore, networkPolicy, storeStatus, subscriptionStore } from '../../lib/services';
@@ -9,6 +9,7 @@ import { documentClient } from '../../lib/store/dynamo-client';
 import { trackConsumers } from '../support/consumer';
 import { testTable } from '../support/env';
 import { lockStateEvent } from '../support/fixtures';
+import { queuedNotification } from '../support/notifications';
 import { waitForQueueIdle } from '../support/queue-idle';
 import {
   api,
@@ -136,9 +137,7 @@ describe('DELETE /subscriptions (delete all)', () => {
     expectNoContent(await api.deleteAllSubscriptions());
     const [fresh] = await subscribeAll(address, [live.url]);
     await remember(fresh);
-    const event = lockStateEvent({ node, time: new Date().toISOString() }) as Parameters<
-      typeof deliveryMessage
-    >[1]['event'];
+    const event = lockStateEvent({ node, time: new Date().toISOString() }) as NotificationEvent;
     const accepted = { publisherId, resourceAddress: address, event, acceptedAt: new Date().toISOString() };
     const as = (info: SubscriptionInfo | undefined): Subscription => ({
       id: info?.SubscriptionId ?? '',
@@ -150,8 +149,8 @@ describe('DELETE /subscriptions (delete all)', () => {
 
     // As fan-out queued them before the delete-all: the retired one first.
     await deliveryQueue().send('delivery', [
-      { body: JSON.stringify(deliveryMessage(as(old), accepted, new Date())) },
-      { body: JSON.stringify(deliveryMessage(as(fresh), accepted, new Date())) },
+      { body: JSON.stringify(queuedNotification(as(old), accepted, new Date())) },
+      { body: JSON.stringify(queuedNotification(as(fresh), accepted, new Date())) },
     ]);
 
     await live.waitFor(1);
@@ -174,9 +173,7 @@ describe('DELETE /subscriptions (delete all)', () => {
     const [old] = await subscribeAll(address, [consumer.url]);
     const retired = await subscriptionStore().getSubscription(old?.SubscriptionId ?? '', 'anonymous');
     expectNoContent(await api.deleteAllSubscriptions());
-    const event = lockStateEvent({ node, value: 'HOLDOVER' }) as Parameters<
-      typeof deliveryMessage
-    >[1]['event'];
+    const event = lockStateEvent({ node, value: 'HOLDOVER' }) as NotificationEvent;
     await publishAccepted(publisherId, event);
     await waitForQueueIdle();
     const before = consumer.received.length;
@@ -207,7 +204,7 @@ describe('DELETE /subscriptions (delete all)', () => {
       backoff: { baseMs: 1000, maxMs: 300_000 },
     });
     const accepted = { publisherId, resourceAddress: address, event, acceptedAt: new Date().toISOString() };
-    const attempt = deliverer.attempt(deliveryMessage(retired as Subscription, accepted, new Date()), 1);
+    const attempt = deliverer.attempt(queuedNotification(retired as Subscription, accepted, new Date()), 1);
     await leased.promise;
     const [again] = await subscribeAll(address, [consumer.url]);
     subscribedAgain.resolve();

@@ -1,13 +1,14 @@
+import { fanOutMessage, packDeliveries } from '../delivery/messages';
 import type { Subscription } from '../domain/model';
 import type { AcceptedEvent, DeliveryPort } from '../domain/ports';
-import type { QueuePort } from '../queue/queue-port';
-import { fanOutMessage, packDeliveries } from './messages';
+import type { QueuePort } from './queue-port';
 
 /**
- * The API's side of delivery: publishing enqueues one fan-out message, whatever the number of
- * subscribers, so it answers in the time of one queue call; a new subscription's other current
- * states go straight to the delivery queue, packed. Either throws a ServiceUnavailableError when the queue
- * cannot take them.
+ * The API's side of delivery (the domain's DeliveryPort, done by queueing): publishing enqueues
+ * one fan-out message, whatever the number of subscribers, so it answers in the time of one queue
+ * call; a new subscription's other current states go straight to the delivery queue, packed.
+ * Either throws a ServiceUnavailableError when the queue cannot take them. The messages' shapes are
+ * delivery's (lib/delivery/messages.ts), which fan-out and deliver write and read too.
  */
 export class QueuedDelivery implements DeliveryPort {
   constructor(
