@@ -12,7 +12,13 @@ import { deliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { parseTime } from '../../lib/domain/event';
 import type { Metrics } from '../../lib/metrics';
-import { deliveryStore, subscriptionDeliveries, subscriptionStore } from '../../lib/services';
+import {
+  deadLetters,
+  deliveryCursors,
+  signingSubscriptionStore,
+  subscriptionDeliveries,
+  subscriptionStore,
+} from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { RecordingQueue } from '../support/recording-queue';
 import { eventAt, LOCK_STATE } from './api';
@@ -70,7 +76,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   // Another attempt holds the lease of this one's (subscription, address) cursor.
   const held = await subscribed(fast.url);
   const now = Date.now();
-  const [holder] = await deliveryStore().acquireDeliveryLeases([
+  const [holder] = await deliveryCursors().acquireDeliveryLeases([
     {
       subscriptionId: held.subscription.id,
       resourceAddress: held.subscription.resourceAddress,
@@ -86,14 +92,19 @@ it('delivers, retries, waits and drops within one batch, each notification on it
 
   const queue = new RecordingQueue();
   const batch = new DeliveryBatch(
-    new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-      timeoutMs: 2000,
-      userAgent: 'test/1',
-      retryWindowMs: 3_600_000,
-      backoff: { baseMs: 1000, maxMs: 300_000 },
-    }),
+    new Deliverer(
+      signingSubscriptionStore(),
+      deliveryCursors(),
+      createNetworkPolicy({ mode: 'allow-private' }),
+      {
+        timeoutMs: 2000,
+        userAgent: 'test/1',
+        retryWindowMs: 3_600_000,
+        backoff: { baseMs: 1000, maxMs: 300_000 },
+      },
+    ),
     queue,
-    deliveryStore(),
+    deadLetters(),
     new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
   );
   const all = [...delivered, failed, hung, deleted, held];
@@ -110,7 +121,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   // ...and their cursors completed (a repeat of the event is superseded), the batch still running.
   for (const x of delivered) {
     const again = () =>
-      deliveryStore().acquireDeliveryLeases([
+      deliveryCursors().acquireDeliveryLeases([
         {
           subscriptionId: x.subscription.id,
           resourceAddress: x.subscription.resourceAddress,
@@ -151,14 +162,19 @@ it('counts the attempts of the earlier messages a waiting notification was sent 
     const x = await subscribed(refusing.url);
     const queue = new RecordingQueue();
     const batch = new DeliveryBatch(
-      new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-        timeoutMs: 2000,
-        userAgent: 'test/1',
-        retryWindowMs: 3_600_000,
-        backoff: { baseMs: 1000, maxMs: 300_000 },
-      }),
+      new Deliverer(
+        signingSubscriptionStore(),
+        deliveryCursors(),
+        createNetworkPolicy({ mode: 'allow-private' }),
+        {
+          timeoutMs: 2000,
+          userAgent: 'test/1',
+          retryWindowMs: 3_600_000,
+          backoff: { baseMs: 1000, maxMs: 300_000 },
+        },
+      ),
       queue,
-      deliveryStore(),
+      deadLetters(),
       new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
     );
     const sentAgain = {
