@@ -211,7 +211,10 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     return { items: page.items.map(toSubscription), next: page.next };
   }
 
-  /** Every owner's subscriptions at exactly the address, unfiltered by generation (delivery checks each). */
+  /**
+   * Every owner's subscriptions at exactly the address, retired ones too: delivery reads each again
+   * (`getSubscriptions`) before it sends, which drops them.
+   */
   async subscriptionsAt(
     address: string,
     { startKey, limit }: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
