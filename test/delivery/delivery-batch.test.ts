@@ -37,6 +37,24 @@ afterAll(() => Promise.all([fast.close(), failing.close(), hanging.close()]));
 
 const metrics = { count: () => undefined, deliveryLatency: () => undefined } as unknown as Metrics;
 
+const BACKOFF = { baseMs: 1000, maxMs: 300_000 };
+
+/** A delivery batch on the real stores, sending to 127.0.0.1, its messages recorded by `queue`. */
+function deliveryBatch(queue: RecordingQueue): DeliveryBatch {
+  const deliverer = new Deliverer(
+    signingSubscriptionStore(),
+    deliveryCursors(),
+    createNetworkPolicy({ mode: 'allow-private' }),
+    { timeoutMs: 2000, userAgent: 'test/1', retryWindowMs: 3_600_000, backoff: BACKOFF },
+  );
+  return new DeliveryBatch(
+    deliverer,
+    queue,
+    deadLetters(),
+    new FailedRecordBackoff(queue, 'delivery', BACKOFF),
+  );
+}
+
 async function subscribed(endpointUri: string, store = true) {
   const subscription = {
     id: randomUUID(),
@@ -91,22 +109,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   expect(holder).toEqual({ status: 'fulfilled', value: { kind: 'acquired' } });
 
   const queue = new RecordingQueue();
-  const batch = new DeliveryBatch(
-    new Deliverer(
-      signingSubscriptionStore(),
-      deliveryCursors(),
-      createNetworkPolicy({ mode: 'allow-private' }),
-      {
-        timeoutMs: 2000,
-        userAgent: 'test/1',
-        retryWindowMs: 3_600_000,
-        backoff: { baseMs: 1000, maxMs: 300_000 },
-      },
-    ),
-    queue,
-    deadLetters(),
-    new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
-  );
+  const batch = deliveryBatch(queue);
   const all = [...delivered, failed, hung, deleted, held];
   let settled = false;
   const running = batch.process(
@@ -161,22 +164,7 @@ it('counts the attempts of the earlier messages a waiting notification was sent 
   try {
     const x = await subscribed(refusing.url);
     const queue = new RecordingQueue();
-    const batch = new DeliveryBatch(
-      new Deliverer(
-        signingSubscriptionStore(),
-        deliveryCursors(),
-        createNetworkPolicy({ mode: 'allow-private' }),
-        {
-          timeoutMs: 2000,
-          userAgent: 'test/1',
-          retryWindowMs: 3_600_000,
-          backoff: { baseMs: 1000, maxMs: 300_000 },
-        },
-      ),
-      queue,
-      deadLetters(),
-      new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
-    );
+    const batch = deliveryBatch(queue);
     const sentAgain = {
       ...x.received,
       body: JSON.stringify({ ...x.message, attemptsMade: 3 }),
