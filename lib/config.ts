@@ -3,8 +3,16 @@ import { parseCidr } from './net/ip';
 import queues from './queue/queues.json';
 
 /**
- * Configuration, read once when a function starts. A missing or malformed setting stops the
- * function at start-up with a message naming it, rather than failing some request later.
+ * Configuration, each part read once per process; a missing or malformed setting throws a
+ * ConfigError naming it. When each part is read:
+ * - `Config`, the settings every function shares (the table, auth, network policy, time-outs), is
+ *   read when lib/services.ts is loaded, that is in Lambda's init phase: a bad one fails the
+ *   function's start (an init error in its log) instead of answering 500 to every request.
+ * - A function's own settings (the queues, the signing key, the endpoint TLS material, the
+ *   cursor secret, the webhook keys' schedule) are read when it first uses them, in its first
+ *   invocation: a function is given only its own (serverless.yml), so the others cannot be read
+ *   at every function's start. A bad one fails each invocation that needs it, with the message.
+ * test/unit/config.test.ts holds both to this.
  */
 export type AuthMode = 'none' | 'iam' | 'jwt';
 
@@ -43,6 +51,17 @@ function required(env: Env, name: string): string {
   const value = env[name]?.trim();
   if (!value) throw new ConfigError(`environment variable ${name} is required`);
   return value;
+}
+
+/** DynamoDB's rule for table names: 3 to 255 letters, digits, `_`, `-` and `.`. */
+function tableName(env: Env): string {
+  const name = required(env, 'TABLE_NAME');
+  if (!/^[A-Za-z0-9_.-]{3,255}$/.test(name)) {
+    throw new ConfigError(
+      `environment variable TABLE_NAME must be 3 to 255 letters, digits, "_", "-" or ".", got "${name}"`,
+    );
+  }
+  return name;
 }
 
 function optional(env: Env, name: string, fallback: string): string {
@@ -142,7 +161,7 @@ export function loadConfig(env: Env): Config {
     serviceName: optional(env, 'SERVICE_NAME', 'ocloud-notifications'),
     serviceVersion: version,
     stage,
-    tableName: required(env, 'TABLE_NAME'),
+    tableName: tableName(env),
     publicBaseUrl: baseUrl(env),
     consumerAuth: consumerAuth(env, isLocal),
     networkPolicy: {
@@ -167,7 +186,7 @@ export function loadConfig(env: Env): Config {
 
 let loaded: Config | undefined;
 
-/** The process-wide configuration, loaded on first use and then kept. */
+/** The settings every function shares, loaded on first use (lib/services.ts: at init) and then kept. */
 export function config(): Config {
   loaded ??= loadConfig(process.env);
   return loaded;

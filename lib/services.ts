@@ -1,3 +1,4 @@
+import type { Backoff } from './backoff';
 import { config, deliveryConfig, endpointTlsConfig, signingConfig, webhookKeyConfig } from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
@@ -5,9 +6,16 @@ import { HttpEndpointGate } from './delivery/endpoint-gate';
 import { FailedRecordBackoff } from './delivery/failed-record-backoff';
 import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
-import type { Backoff } from './delivery/retry-policy';
 import { ServiceCredentials } from './delivery/sender-credentials';
-import type { DeliveryPort } from './domain/ports';
+import type {
+  CounterStore,
+  DeadLetterStore,
+  DeliveryCursorStore,
+  DeliveryPort,
+  PublisherStore,
+  StoreHealth,
+  SubscriptionStore,
+} from './domain/ports';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
 import { RotateSecret } from './domain/rotate-secret';
@@ -22,101 +30,130 @@ import { SqsQueue } from './queue/sqs-queue';
 import { awsKms, kmsDataKey } from './secrets/kms-data-key';
 import { localDataKey } from './secrets/local-data-key';
 import { AesGcmSecretBox } from './secrets/secret-box';
-import { DynamoDeliveryRecords } from './store/delivery-records';
-import { DynamoDeliveryStore } from './store/delivery-store';
+import { DynamoCounterStore } from './store/counter-store';
+import { DynamoDeadLetterStore } from './store/dead-letter-store';
+import { DynamoDeliveryCursors } from './store/delivery-cursors';
 import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
 import { DynamoPublisherStore } from './store/publisher-store';
-import { DynamoRetiredSubscriptions } from './store/retired-subscriptions';
 import { DynamoWrappedKeyStore } from './store/signing-key-store';
-import { DynamoSigningSecretStore } from './store/signing-secret-store';
-import { DynamoStoreStatus } from './store/store-status';
-import { DynamoSubscriptionLists } from './store/subscription-lists';
-import { DynamoSubscribeStore, DynamoSubscriptionStore } from './store/subscription-store';
+import { DynamoSubscriptionStore } from './store/subscription-store';
 import { DynamoWebhookKeyStore } from './store/webhook-key-store';
 import { ClientTlsSource, fileTlsReader } from './tls/client-tls';
 import { secretTlsReader } from './tls/secret-tls-reader';
 
 /**
- * The composition root: each piece is built once per process on first use, so a function's
- * bundle holds only what its handler reaches. The `@__PURE__` marks are what make that true:
- * without them esbuild must keep every `once(...)` call (it cannot know `once` has no side
- * effects), and with it every class those closures name, in every function's bundle.
+ * The settings every function shares, read when its module is loaded (Lambda's init phase): a
+ * missing or malformed one fails the init, with a message naming it, instead of every request.
  */
-function once<T>(build: () => T): () => T {
-  let value: T | undefined;
-  return () => {
-    value ??= build();
-    return value;
-  };
+const settings = config();
+
+/**
+ * The composition root. Each piece is built on first use and kept for the process (its warm
+ * invocations reuse it); a function builds only what its handler reaches, and so needs only its
+ * own settings (queue URLs, the signing key, TLS material) beside the shared ones.
+ */
+const instances = new Map<() => unknown, unknown>();
+
+function kept<T>(key: () => T, build: () => T): T {
+  if (!instances.has(key)) instances.set(key, build());
+  return instances.get(key) as T;
 }
 
-const userAgent = /* @__PURE__ */ once(() => `${config().serviceName}/${config().serviceVersion}`);
+function userAgent(): string {
+  return `${settings.serviceName}/${settings.serviceVersion}`;
+}
 
-const table = /* @__PURE__ */ once(() => new DynamoTable(documentClient(), config().tableName));
+function table(): DynamoTable {
+  return kept(table, () => new DynamoTable(documentClient(), settings.tableName));
+}
 
-export const subscriptionStore = /* @__PURE__ */ once(() => new DynamoSubscriptionStore(table()));
+/** The subscriptions, read without their signing secrets (for the functions that never sign). */
+export function subscriptionStore(): SubscriptionStore {
+  return kept(subscriptionStore, () => new DynamoSubscriptionStore(table()));
+}
 
 /** Encrypts signing secrets: the data key is read from a file locally, unwrapped by KMS when deployed. */
-export const secretBox = /* @__PURE__ */ once(() => {
-  const key = signingConfig().key;
-  return new AesGcmSecretBox(
-    key.kind === 'file'
-      ? localDataKey(key.path)
-      : kmsDataKey(awsKms(), key.keyId, new DynamoWrappedKeyStore(table())),
-  );
-});
+export function secretBox(): AesGcmSecretBox {
+  return kept(secretBox, () => {
+    const key = signingConfig().key;
+    return new AesGcmSecretBox(
+      key.kind === 'file'
+        ? localDataKey(key.path)
+        : kmsDataKey(awsKms(), key.keyId, new DynamoWrappedKeyStore(table())),
+    );
+  });
+}
 
-/** The subscription store of the functions that sign or keep secrets: it reads and writes them. */
-export const signingSubscriptionStore = /* @__PURE__ */ once(
-  () => new DynamoSubscriptionStore(table(), secretBox()),
-);
+/** The subscriptions with their signing secrets: for the functions that sign or keep secrets. */
+export function signingSubscriptionStore(): SubscriptionStore {
+  return kept(signingSubscriptionStore, () => new DynamoSubscriptionStore(table(), secretBox()));
+}
 
-export const publisherStore = /* @__PURE__ */ once(() => new DynamoPublisherStore(table()));
+export function publisherStore(): PublisherStore {
+  return kept(publisherStore, () => new DynamoPublisherStore(table()));
+}
 
-export const deliveryStore = /* @__PURE__ */ once(
-  () => new DynamoDeliveryStore(table(), signingSubscriptionStore()),
-);
+export function deliveryCursors(): DeliveryCursorStore {
+  return kept(deliveryCursors, () => new DynamoDeliveryCursors(table()));
+}
 
-export const storeStatus = /* @__PURE__ */ once(() => new DynamoStoreStatus(table()));
+export function deadLetters(): DeadLetterStore {
+  return kept(deadLetters, () => new DynamoDeadLetterStore(table()));
+}
+
+export function counters(): CounterStore {
+  return kept(counters, () => new DynamoCounterStore(table()));
+}
+
+export function storeHealth(): StoreHealth {
+  return table();
+}
 
 /** The `v1a` keys as the keys route lists them: public halves only, so it needs no KMS. */
-export const publishedWebhookKeys = /* @__PURE__ */ once(
-  () => new WebhookKeys(new DynamoWebhookKeyStore(table()), webhookKeyConfig()),
-);
+export function publishedWebhookKeys(): WebhookKeys {
+  return kept(
+    publishedWebhookKeys,
+    () => new WebhookKeys(new DynamoWebhookKeyStore(table()), webhookKeyConfig()),
+  );
+}
 
 /** The `v1a` keys with their private halves: for the functions that sign, and the daily rotation. */
-export const signingWebhookKeys = /* @__PURE__ */ once(
-  () => new WebhookKeys(new DynamoWebhookKeyStore(table(), secretBox()), webhookKeyConfig()),
-);
+export function signingWebhookKeys(): WebhookKeys {
+  return kept(
+    signingWebhookKeys,
+    () => new WebhookKeys(new DynamoWebhookKeyStore(table(), secretBox()), webhookKeyConfig()),
+  );
+}
 
 /** The TLS client identity and `v1a` key of the functions that send to consumers. */
-const serviceCredentials = /* @__PURE__ */ once(() => {
-  const settings = endpointTlsConfig();
-  const read =
-    settings.source.kind === 'secret'
-      ? secretTlsReader(settings.source.secretId)
-      : fileTlsReader(settings.source, settings.caFile);
-  return new ServiceCredentials(
-    new ClientTlsSource(read, settings.refreshSeconds * 1000),
-    signingWebhookKeys(),
-  );
-});
+function serviceCredentials(): ServiceCredentials {
+  return kept(serviceCredentials, () => {
+    const tls = endpointTlsConfig();
+    const read =
+      tls.source.kind === 'secret'
+        ? secretTlsReader(tls.source.secretId)
+        : fileTlsReader(tls.source, tls.caFile);
+    return new ServiceCredentials(new ClientTlsSource(read, tls.refreshSeconds * 1000), signingWebhookKeys());
+  });
+}
 
-export const networkPolicy = /* @__PURE__ */ once<NetworkPolicy>(() =>
-  createNetworkPolicy(config().networkPolicy),
-);
+export function networkPolicy(): NetworkPolicy {
+  return kept(networkPolicy, () => createNetworkPolicy(settings.networkPolicy));
+}
 
 /** SQS, deployed and locally (`npm start` and the tests run a local queue that speaks its protocol). */
-export const queue = /* @__PURE__ */ once<QueuePort>(() => {
-  const settings = deliveryConfig().queue;
-  return new SqsQueue({
-    'fan-out': settings.fanOutUrl,
-    delivery: settings.deliveryUrl,
-    'dead-letter': settings.deadLetterUrl,
-    cleanup: settings.cleanupUrl,
+export function queue(): QueuePort {
+  return kept(queue, () => {
+    const urls = deliveryConfig().queue;
+    return new SqsQueue({
+      'fan-out': urls.fanOutUrl,
+      delivery: urls.deliveryUrl,
+      'dead-letter': urls.deadLetterUrl,
+      cleanup: urls.cleanupUrl,
+    });
   });
-});
+}
 
 // The queue is resolved at the first send, so that a route which never enqueues (a subscribe to an
 // address without states) does not need the queue settings.
@@ -126,9 +163,13 @@ const queueOnFirstUse: QueuePort = {
     queue().changeVisibility(name, receiptHandle, timeoutMs),
 };
 
-export const delivery = /* @__PURE__ */ once<DeliveryPort>(() => new QueuedDelivery(queueOnFirstUse));
+export function delivery(): DeliveryPort {
+  return kept(delivery, () => new QueuedDelivery(queueOnFirstUse));
+}
 
-export const fanOut = /* @__PURE__ */ once(() => new FanOut(deliveryStore(), queue()));
+export function fanOut(): FanOut {
+  return kept(fanOut, () => new FanOut(subscriptionStore(), queue()));
+}
 
 /** The back-off between a notification's attempts (about 1 s, 2 s, 4 s … at most 5 min). */
 function deliveryBackoff(): Backoff {
@@ -137,60 +178,74 @@ function deliveryBackoff(): Backoff {
 }
 
 /** A fan-out that failed is run again after a notification's back-off, not the queue's 6 minutes. */
-export const fanOutBackoff = /* @__PURE__ */ once(
-  () => new FailedRecordBackoff(queue(), 'fan-out', deliveryBackoff()),
-);
+export function fanOutBackoff(): FailedRecordBackoff {
+  return kept(fanOutBackoff, () => new FailedRecordBackoff(queue(), 'fan-out', deliveryBackoff()));
+}
 
-export const deliveryBatch = /* @__PURE__ */ once(() => {
-  const deliverer = new Deliverer(deliveryStore(), networkPolicy(), {
-    timeoutMs: config().deliveryTimeoutMs,
-    userAgent: userAgent(),
-    retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
-    backoff: deliveryBackoff(),
-    credentials: serviceCredentials(),
+export function deliveryBatch(): DeliveryBatch {
+  return kept(deliveryBatch, () => {
+    const deliverer = new Deliverer(signingSubscriptionStore(), deliveryCursors(), networkPolicy(), {
+      timeoutMs: settings.deliveryTimeoutMs,
+      userAgent: userAgent(),
+      retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
+      backoff: deliveryBackoff(),
+      credentials: serviceCredentials(),
+    });
+    const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
+    return new DeliveryBatch(deliverer, queue(), deadLetters(), storeFailure);
   });
-  const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
-  return new DeliveryBatch(deliverer, queue(), deliveryStore(), storeFailure);
-});
+}
 
-export const subscriptions = /* @__PURE__ */ once(
-  () =>
-    new Subscriptions(
-      subscriptionStore(),
-      new DynamoSubscriptionLists(table()),
-      new DynamoRetiredSubscriptions(table()),
-      new QueuedRemoval(queueOnFirstUse),
-    ),
-);
+export function subscriptions(): Subscriptions {
+  return kept(
+    subscriptions,
+    () => new Subscriptions(subscriptionStore(), new QueuedRemoval(queueOnFirstUse)),
+  );
+}
 
 /** A subscription's delivery status and dead letters, for its owner. */
-export const subscriptionDeliveries = /* @__PURE__ */ once(
-  () => new SubscriptionDeliveries(subscriptionStore(), new DynamoDeliveryRecords(table()), delivery()),
-);
+export function subscriptionDeliveries(): SubscriptionDeliveries {
+  return kept(
+    subscriptionDeliveries,
+    () => new SubscriptionDeliveries(subscriptionStore(), deliveryCursors(), deadLetters(), delivery()),
+  );
+}
 
-export const subscribe = /* @__PURE__ */ once(
-  () =>
-    new Subscribe(
-      new DynamoSubscribeStore(table(), secretBox()),
-      new HttpEndpointGate(networkPolicy(), config().sanityCheckTimeoutMs, userAgent(), serviceCredentials()),
-      delivery(),
-    ),
-);
+export function subscribe(): Subscribe {
+  return kept(
+    subscribe,
+    () =>
+      new Subscribe(
+        signingSubscriptionStore(),
+        new HttpEndpointGate(
+          networkPolicy(),
+          settings.sanityCheckTimeoutMs,
+          userAgent(),
+          serviceCredentials(),
+        ),
+        delivery(),
+      ),
+  );
+}
 
-export const rotateSecret = /* @__PURE__ */ once(
-  () =>
-    new RotateSecret(
-      new DynamoSigningSecretStore(table(), secretBox()),
-      signingConfig().rotationGraceSeconds,
-    ),
-);
+export function rotateSecret(): RotateSecret {
+  return kept(
+    rotateSecret,
+    () => new RotateSecret(signingSubscriptionStore(), signingConfig().rotationGraceSeconds),
+  );
+}
 
-export const publishers = /* @__PURE__ */ once(() => new Publishers(publisherStore()));
+export function publishers(): Publishers {
+  return kept(publishers, () => new Publishers(publisherStore()));
+}
 
-export const publish = /* @__PURE__ */ once(
-  () =>
-    new Publish(publisherStore(), delivery(), {
-      dedupTtlSeconds: config().dedupTtlSeconds,
-      timeToleranceMs: config().eventTimeToleranceMs,
-    }),
-);
+export function publish(): Publish {
+  return kept(
+    publish,
+    () =>
+      new Publish(publisherStore(), delivery(), {
+        dedupTtlSeconds: settings.dedupTtlSeconds,
+        timeToleranceMs: settings.eventTimeToleranceMs,
+      }),
+  );
+}

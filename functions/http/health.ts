@@ -1,8 +1,8 @@
 import { text } from '../../lib/http/responses';
 import { httpRoute } from '../../lib/http/route';
-import { storeStatus } from '../../lib/services';
+import { storeHealth } from '../../lib/services';
 
 export const handler = httpRoute(async () => {
-  await storeStatus().ping();
+  await storeHealth().ping();
   return text(200, 'OK');
 });

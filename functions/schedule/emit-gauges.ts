@@ -1,13 +1,13 @@
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { emitMetrics, metricsOf } from '../../lib/metrics';
-import { storeStatus } from '../../lib/services';
+import { counters } from '../../lib/services';
 
 /** Runs every minute, so dashboards show the counts even when nothing changes. */
 export const handler = middy<unknown, void, Error, Context>()
   .use(emitMetrics())
   .handler(async (_event, context) => {
-    const counts = await storeStatus().counts();
+    const counts = await counters().counts();
     const metrics = metricsOf(context);
     metrics.count('ActiveSubscriptions', counts.subscriptions);
     metrics.count('ActivePublishers', counts.publishers);

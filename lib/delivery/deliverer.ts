@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Backoff } from '../backoff';
 import { parseTime } from '../domain/event';
 import type {
   AttemptFailure,
@@ -7,14 +8,14 @@ import type {
   LeaseOutcome,
   Subscription,
 } from '../domain/model';
-import type { DeliveryStore } from '../domain/ports';
+import type { DeliveryCursorStore, SubscriptionStore } from '../domain/ports';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
 import { Coalescer } from './coalescer';
 import { postJson } from './http-sender';
 import type { DeadLetter, DeliveryMessage } from './messages';
 import type { NetworkPolicy } from './network-policy';
-import { type Backoff, judge, leaseWaitMs, notificationBackoffMs } from './retry-policy';
+import { judge, leaseWaitMs, notificationBackoffMs } from './retry-policy';
 import type { ServiceCredentials } from './sender-credentials';
 import { webhookHeaders, webhookId } from './webhook';
 
@@ -66,12 +67,13 @@ export class Deliverer {
   private readonly shared: ReturnType<typeof sharedStoreCalls>;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly subscriptions: SubscriptionStore,
+    private readonly cursors: DeliveryCursorStore,
     private readonly policy: NetworkPolicy,
     private readonly settings: DelivererSettings,
     private readonly clock: () => number = Date.now,
   ) {
-    this.shared = sharedStoreCalls(store);
+    this.shared = sharedStoreCalls(subscriptions, cursors);
   }
 
   async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
@@ -129,7 +131,7 @@ export class Deliverer {
     const log = { subscriptionId: subscription.id, endpointUri: subscription.endpointUri, receiveCount };
     if (verdict.kind === 'gone') {
       logger.info('consumer answered 410 Gone: deleting its subscription', log);
-      await this.store.deleteSubscription(subscription.id, subscription.owner);
+      await this.subscriptions.deleteSubscription(subscription.id, subscription.owner);
       return { kind: 'dropped', why: 'gone', failed: true };
     }
     if (verdict.kind === 'give-up') {
@@ -155,7 +157,7 @@ export class Deliverer {
   /** A lease left behind expires by itself; failing to free it early is not worth failing for. */
   private async release(cursor: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     try {
-      await this.store.releaseDeliveryLease(cursor, failure);
+      await this.cursors.releaseDeliveryLease(cursor, failure);
     } catch (error) {
       logger.warn('could not free a delivery lease; it will expire', { error });
     }
@@ -196,18 +198,18 @@ export class Deliverer {
  * The store calls of the attempts that run together, each gathered into one batch call per turn of
  * the event loop.
  */
-function sharedStoreCalls(store: DeliveryStore) {
+function sharedStoreCalls(subscriptions: SubscriptionStore, cursors: DeliveryCursorStore) {
   return {
     subscriptions: new Coalescer<string, Subscription | undefined>(async (ids) => {
-      const live = await store.getSubscriptions(ids);
+      const live = await subscriptions.getSubscriptions(ids);
       return ids.map((id) => ({ status: 'fulfilled', value: live.get(id) }));
     }, STORE_ITEMS_AT_ONCE),
     leases: new Coalescer<DeliveryAttempt, LeaseOutcome>(
-      (attempts) => store.acquireDeliveryLeases(attempts),
+      (attempts) => cursors.acquireDeliveryLeases(attempts),
       STORE_ITEMS_AT_ONCE,
     ),
     completions: new Coalescer<CompletedAttempt, void>(
-      (attempts) => store.completeDeliveries(attempts),
+      (attempts) => cursors.completeDeliveries(attempts),
       STORE_ITEMS_AT_ONCE,
     ),
   };

@@ -1,4 +1,4 @@
-import type { DeliveryStore } from '../domain/ports';
+import type { DeadLetterStore } from '../domain/ports';
 import { logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { OutgoingMessage, QueuePort } from '../queue/queue-port';
@@ -53,7 +53,7 @@ export class DeliveryBatch {
   constructor(
     private readonly deliverer: Deliverer,
     private readonly queue: QueuePort,
-    private readonly letters: Pick<DeliveryStore, 'recordDeadLetter'>,
+    private readonly letters: DeadLetterStore,
     /** For an attempt the store kept from running: back after a back-off, not the visibility time-out. */
     private readonly storeFailure: FailedRecordBackoff,
   ) {

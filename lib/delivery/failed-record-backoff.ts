@@ -1,6 +1,7 @@
+import type { Backoff } from '../backoff';
 import { logger } from '../logger';
 import type { QueueName, QueuePort } from '../queue/queue-port';
-import { type Backoff, notificationBackoffMs } from './retry-policy';
+import { notificationBackoffMs } from './retry-policy';
 
 /** A record of an SQS event, as much of it as its back-off needs. */
 export interface FailedRecord {

@@ -1,5 +1,5 @@
 import type { Subscription } from '../domain/model';
-import type { DeliveryStore } from '../domain/ports';
+import type { SubscriptionStore } from '../domain/ports';
 import { selfAndAncestors } from '../domain/resource-address';
 import { type QueuePort, SEND_BATCH_SIZE } from '../queue/queue-port';
 import {
@@ -19,7 +19,7 @@ export interface FanOutSettings {
   readonly pageSize?: number;
 }
 
-type Page = Awaited<ReturnType<DeliveryStore['subscriptionsAt']>>;
+type Page = Awaited<ReturnType<SubscriptionStore['subscriptionsAt']>>;
 
 const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
 
@@ -128,7 +128,7 @@ export class FanOut {
   private readonly settings: FanOutSettings;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: SubscriptionStore,
     private readonly queue: QueuePort,
     settings: Partial<FanOutSettings> = {},
     private readonly clock: () => number = Date.now,

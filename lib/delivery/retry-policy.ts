@@ -37,9 +37,6 @@ export function judge(outcome: SendOutcome, timeoutMs: number): Verdict {
     : { kind: 'retry', reason, retryAfterMs: outcome.retryAfterSeconds * 1000 };
 }
 
-// The type is lib/backoff.ts's; exported here too because a notification's back-off is a setting of delivery.
-export type { Backoff } from '../backoff';
-
 /**
  * The wait after a notification's `attempt`-th failed attempt (1-based), and after a fan-out's
  * failed receive: the back-off of lib/backoff.ts with "equal jitter". Equal, unlike the full

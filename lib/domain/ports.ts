@@ -75,8 +75,8 @@ export interface RetiredSubscriptionRemoval {
 }
 
 /**
- * The persistence ports of the domain, one per part of it, so that each function's bundle holds
- * only the adapter it uses. `lib/store/` has their one adapter each, on one DynamoDB table.
+ * The persistence ports of the domain, one per aggregate, each shaped by what the domain asks of
+ * it. `lib/store/` has one adapter for each, on one DynamoDB table whose layout only it knows.
  */
 export interface SubscriptionStore {
   /**
@@ -107,21 +107,27 @@ export interface SubscriptionStore {
    * their owners' generations (a subscription delete-all retired is absent, as a deleted one is).
    */
   getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>>;
-  /** Deletes the subscription if it exists and `owner` owns it; false when there was none to delete. */
-  deleteSubscription(id: string, owner: string): Promise<boolean>;
-}
-
-export interface SubscriptionLists {
   /** One page of the owner's subscriptions (at exactly `resourceAddress`); undefined when `after` is from a list delete-all retired. */
   listSubscriptions(
     owner: string,
     resourceAddress: string | undefined,
     page: PageRequest,
   ): Promise<Page<Subscription> | undefined>;
-}
-
-/** Delete-all's part of the store, apart so that the other subscription functions do not bundle it. */
-export interface RetiredSubscriptionStore {
+  /**
+   * One page of the subscriptions to exactly `resourceAddress` (fan-out reads one address and
+   * each of its ancestors), from `startKey`; `next` is where the following page starts.
+   */
+  subscriptionsAt(
+    resourceAddress: string,
+    options: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
+  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PagePosition | undefined }>;
+  /**
+   * Makes `secret` the current signing secret, keeping the one it replaces in force until
+   * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
+   */
+  rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
+  /** Deletes the subscription (its dead letters with it) if it exists and `owner` owns it; false when there was none to delete. */
+  deleteSubscription(id: string, owner: string): Promise<boolean>;
   /**
    * Retires every subscription of the owner in one write (the counters with them) and says what
    * is left to remove, if anything.
@@ -132,15 +138,6 @@ export interface RetiredSubscriptionStore {
    * where to resume. Idempotent, and never touches a subscription made again meanwhile.
    */
   removeRetired(job: RetiredSubscriptions, stop: () => boolean): Promise<RetiredSubscriptions | undefined>;
-}
-
-/** Rotation of a subscription's signing secret. */
-export interface SigningSecretStore {
-  /**
-   * Makes `secret` the current signing secret, keeping the one it replaces in force until
-   * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
-   */
-  rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
 }
 
 export interface PublisherStore {
@@ -162,15 +159,11 @@ export interface PublisherStore {
   forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void>;
 }
 
-export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions' | 'deleteSubscription'> {
-  /**
-   * One page of the subscriptions to exactly `resourceAddress` (fan-out reads one address and
-   * each of its ancestors), from `startKey`; `next` is where the following page starts.
-   */
-  subscriptionsAt(
-    resourceAddress: string,
-    options: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
-  ): Promise<{ readonly subscriptions: Subscription[]; readonly next: PagePosition | undefined }>;
+/**
+ * The ordering cursors of delivery, one per (subscription, publisher address): the newest event
+ * delivered, the lease of the attempt in flight, and what the consumer saw last.
+ */
+export interface DeliveryCursorStore {
   /**
    * Takes the lease of each attempt's (subscription, address) cursor, unless its event is not
    * newer than the one delivered last (superseded) or another attempt holds the lease (leased);
@@ -184,25 +177,30 @@ export interface DeliveryStore extends Pick<SubscriptionStore, 'getSubscriptions
   completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]>;
   /** Frees the lease without moving the cursor, recording the `failure` if the attempt failed. */
   releaseDeliveryLease(attempt: DeliveryAttempt, failure?: AttemptFailure): Promise<void>;
-  /** Keeps a dead letter with its subscription (one write; they expire after 14 days). */
-  recordDeadLetter(letter: DeadLetterRecord): Promise<void>;
-}
-
-/** What a consumer can see of its subscription's deliveries, and its dead letters to redrive. */
-export interface DeliveryRecords {
   /** One page of what was delivered, or failed, per address, in this incarnation of the subscription. */
   listDeliveries(subscription: Subscription, page: PageRequest): Promise<Page<DeliveryStatus>>;
-  /** One page of the subscription's dead letters, oldest event first. */
-  listDeadLetters(subscription: Subscription, page: PageRequest): Promise<Page<DeadLetterRecord>>;
   /** Those of `letters` whose event, or a newer one for the address, has been delivered since. */
   deliveredSince(
     subscriptionId: string,
     letters: readonly DeadLetterRecord[],
   ): Promise<Set<DeadLetterRecord>>;
+}
+
+/** The notifications given up on, kept with their subscription for 14 days to be read and redriven. */
+export interface DeadLetterStore {
+  /** Keeps a dead letter with its subscription (one write; they expire after 14 days). */
+  recordDeadLetter(letter: DeadLetterRecord): Promise<void>;
+  /** One page of the subscription's dead letters, oldest event first. */
+  listDeadLetters(subscription: Subscription, page: PageRequest): Promise<Page<DeadLetterRecord>>;
   removeDeadLetters(letters: readonly DeadLetterRecord[]): Promise<void>;
 }
 
-export interface StoreStatus {
+/** The exact counts of subscriptions and publishers, kept as each is made or removed. */
+export interface CounterStore {
   counts(): Promise<{ subscriptions: number; publishers: number }>;
+}
+
+/** Whether the store answers (GET /health). */
+export interface StoreHealth {
   ping(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { BadRequestError } from '../errors';
 import { isServiceId } from './ids';
-import type { SigningSecretStore } from './ports';
+import type { SubscriptionStore } from './ports';
 import { signingSecretFrom } from './signing-secret';
 import { notFound } from './subscriptions';
 
@@ -13,7 +13,7 @@ export interface RotatedSecret {
 /** A new signing secret for one subscription; the old one keeps signing for a grace period. */
 export class RotateSecret {
   constructor(
-    private readonly store: SigningSecretStore,
+    private readonly store: SubscriptionStore,
     private readonly graceSeconds: number,
     private readonly clock: () => number = Date.now,
   ) {}

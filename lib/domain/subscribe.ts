@@ -14,10 +14,7 @@ export type CreateSubscriptionResult =
 /** Contract 4, POST /subscriptions: the only subscription operation that talks to consumers and delivery. */
 export class Subscribe {
   constructor(
-    private readonly store: Pick<
-      SubscriptionStore,
-      'subscribeCheck' | 'createSubscription' | 'coveredStates'
-    >,
+    private readonly store: SubscriptionStore,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
   ) {}

@@ -1,7 +1,7 @@
 import { parseTime } from './event';
 import { isServiceId } from './ids';
 import type { DeadLetterRecord, DeliveryStatus, Page, PageRequest, Subscription } from './model';
-import type { DeliveryPort, DeliveryRecords, SubscriptionStore } from './ports';
+import type { DeadLetterStore, DeliveryCursorStore, DeliveryPort, SubscriptionStore } from './ports';
 import { notFound } from './subscriptions';
 
 /** Dead letters one redrive puts back at most; `more` tells the caller to ask again. */
@@ -23,17 +23,18 @@ export interface RedriveOutcome {
  */
 export class SubscriptionDeliveries {
   constructor(
-    private readonly subscriptions: Pick<SubscriptionStore, 'getSubscription'>,
-    private readonly records: DeliveryRecords,
-    private readonly delivery: Pick<DeliveryPort, 'currentStatesFor'>,
+    private readonly subscriptions: SubscriptionStore,
+    private readonly cursors: DeliveryCursorStore,
+    private readonly letters: DeadLetterStore,
+    private readonly delivery: DeliveryPort,
   ) {}
 
   async deliveries(owner: string, id: string, page: PageRequest): Promise<Page<DeliveryStatus>> {
-    return this.records.listDeliveries(await this.subscription(owner, id), page);
+    return this.cursors.listDeliveries(await this.subscription(owner, id), page);
   }
 
   async deadLetters(owner: string, id: string, page: PageRequest): Promise<Page<DeadLetterRecord>> {
-    return this.records.listDeadLetters(await this.subscription(owner, id), page);
+    return this.letters.listDeadLetters(await this.subscription(owner, id), page);
   }
 
   /**
@@ -44,13 +45,13 @@ export class SubscriptionDeliveries {
    */
   async redrive(owner: string, id: string): Promise<RedriveOutcome> {
     const subscription = await this.subscription(owner, id);
-    const page = await this.records.listDeadLetters(subscription, { limit: REDRIVE_BATCH });
+    const page = await this.letters.listDeadLetters(subscription, { limit: REDRIVE_BATCH });
     const newest = new Map<string, DeadLetterRecord>();
     for (const letter of page.items) {
       const current = newest.get(letter.resourceAddress);
       if (!current || isNewer(letter, current)) newest.set(letter.resourceAddress, letter);
     }
-    const delivered = await this.records.deliveredSince(subscription.id, [...newest.values()]);
+    const delivered = await this.cursors.deliveredSince(subscription.id, [...newest.values()]);
     const redriven = [...newest.values()].filter((letter) => !delivered.has(letter));
     const dropped = page.items
       .filter((letter) => !redriven.includes(letter))
@@ -61,7 +62,7 @@ export class SubscriptionDeliveries {
           : 'a newer dead letter for the address is redriven instead',
       }));
     if (redriven.length > 0) await this.delivery.currentStatesFor(subscription, redriven);
-    await this.records.removeDeadLetters(page.items);
+    await this.letters.removeDeadLetters(page.items);
     return { redriven, dropped, more: page.next !== undefined };
   }
 

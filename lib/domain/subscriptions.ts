@@ -1,20 +1,13 @@
 import { BadRequestError, clip, NotFoundError } from '../errors';
 import { isServiceId } from './ids';
 import type { Page, PageRequest, RetiredSubscriptions, Subscription } from './model';
-import type {
-  RetiredSubscriptionRemoval,
-  RetiredSubscriptionStore,
-  SubscriptionLists,
-  SubscriptionStore,
-} from './ports';
+import type { RetiredSubscriptionRemoval, SubscriptionStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 
 /** Reading and removing subscriptions; creating one is `Subscribe` (lib/domain/subscribe.ts). */
 export class Subscriptions {
   constructor(
     private readonly store: SubscriptionStore,
-    private readonly lists: SubscriptionLists,
-    private readonly retired: RetiredSubscriptionStore,
     private readonly removal: RetiredSubscriptionRemoval,
   ) {}
 
@@ -31,7 +24,7 @@ export class Subscriptions {
     page: PageRequest,
   ): Promise<Page<Subscription>> {
     const address = resourceAddress === undefined ? undefined : normaliseResourceAddress(resourceAddress);
-    const found = await this.lists.listSubscriptions(owner, address, page);
+    const found = await this.store.listSubscriptions(owner, address, page);
     if (!found) {
       throw new BadRequestError(
         'The cursor belongs to a list that DELETE /subscriptions has emptied since; list again without cursor',
@@ -51,7 +44,7 @@ export class Subscriptions {
    * none is listed, read, counted or delivered to) and a queued job removes their items.
    */
   async deleteAll(owner: string): Promise<void> {
-    const retired = await this.retired.retireAllSubscriptions(owner);
+    const retired = await this.store.retireAllSubscriptions(owner);
     if (retired) await this.removal.schedule(retired);
   }
 
@@ -60,7 +53,7 @@ export class Subscriptions {
    * schedules the rest as a new job. Safe to run twice.
    */
   async removeRetired(job: RetiredSubscriptions, timeLeftMs: () => number): Promise<void> {
-    const rest = await this.retired.removeRetired(job, () => timeLeftMs() < REMOVAL_RESERVE_MS);
+    const rest = await this.store.removeRetired(job, () => timeLeftMs() < REMOVAL_RESERVE_MS);
     if (rest) await this.removal.schedule(rest);
   }
 }

@@ -1,14 +1,19 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import {
-  BatchExecuteStatementCommand,
-  type DynamoDBDocumentClient,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { AttemptFailure, CompletedAttempt, DeliveryAttempt, LeaseOutcome } from '../domain/model';
-import { isConditionFailure } from './conditional-write';
-import type { DynamoTable } from './dynamo-table';
+import { parseTime } from '../domain/event';
+import type {
+  AttemptFailure,
+  CompletedAttempt,
+  DeadLetterRecord,
+  DeliveredEvent,
+  DeliveryAttempt,
+  DeliveryStatus,
+  LeaseOutcome,
+  Page,
+  PageRequest,
+  Subscription,
+} from '../domain/model';
+import type { DeliveryCursorStore } from '../domain/ports';
+import { eventKey, PARTITION_KEY, partitionQuery } from './dead-letter-store';
+import type { DynamoTable, Item, Statement } from './dynamo-table';
 import { keys } from './keys';
 
 /**
@@ -20,16 +25,11 @@ import { keys } from './keys';
  * subscription: a cursor is only read while a delivery message for it lives, and deleting them
  * would make DELETE /subscriptions cost a query per subscription. The writes that complete or free
  * a lease also keep what the consumer saw (`lastDelivered`, `lastFailure`), which GET
- * /subscriptions/{id}/deliveries reads: no write of its own per notification.
+ * /subscriptions/{id}/deliveries reads: no write of its own per notification. A subscription made
+ * again has the id of the one deleted: only what was written since it was made is shown.
  */
-export class DeliveryCursors {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  constructor(table: DynamoTable) {
-    this.client = table.client;
-    this.tableName = table.name;
-  }
+export class DynamoDeliveryCursors implements DeliveryCursorStore {
+  constructor(private readonly table: DynamoTable) {}
 
   /**
    * The leases of many attempts, each one conditional UpdateItem of `acquire`, all at once: one
@@ -38,7 +38,7 @@ export class DeliveryCursors {
    * cursor costs more than the failed writes it would spare, and PartiQL cannot create a missing
    * cursor (docs/delivery.md, "Cost of the ordering cursors").
    */
-  acquireMany(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
+  acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]> {
     return Promise.allSettled(attempts.map((a) => this.acquire(a)));
   }
 
@@ -46,12 +46,12 @@ export class DeliveryCursors {
    * Completes many attempts in one round trip; an attempt whose lease ran out meanwhile, or whose
    * statement failed, goes through the single-item `complete`.
    */
-  async completeMany(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
+  async completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
     const results = await this.execute(attempts, (a) => ({
       Statement:
-        `UPDATE "${this.tableName}" SET deliveredTimeKey = ? SET deliveredEvent = ? SET expiresAt = ? ` +
+        `UPDATE "${this.table.name}" SET deliveredTimeKey = ? SET deliveredEvent = ? SET expiresAt = ? ` +
         'SET lastDelivered = ? REMOVE leaseOwner REMOVE leaseUntil WHERE pk = ? AND sk = ? AND leaseOwner = ?',
-      Parameters: [a.timeKey, a.eventKey, a.expiresAt, a.delivered, ...this.keyOf(a), a.leaseOwner],
+      Parameters: [a.timeKey, a.eventKey, a.expiresAt, a.delivered, ...this.keyParameters(a), a.leaseOwner],
     }));
     return Promise.allSettled(
       results.map((result, i) => (result.ok ? undefined : this.complete(attempts[i] as CompletedAttempt))),
@@ -62,37 +62,30 @@ export class DeliveryCursors {
    * The lease for one attempt, unless the cursor's event is as new or newer (superseded) or another
    * attempt holds a live lease (leased): the rule, written once, as this condition.
    */
-  async acquire(a: DeliveryAttempt): Promise<LeaseOutcome> {
-    try {
-      await this.client.send(
-        new UpdateCommand({
-          ...this.target(a),
-          UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until, expiresAt = :expires',
-          ConditionExpression:
-            '(attribute_not_exists(deliveredTimeKey) OR deliveredTimeKey < :t OR ' +
-            '(deliveredTimeKey = :t AND deliveredEvent <> :e)) AND ' +
-            '(attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
-          ExpressionAttributeValues: {
-            ':owner': a.leaseOwner,
-            ':until': a.leaseUntil,
-            ':expires': a.expiresAt,
-            ':t': a.timeKey,
-            ':e': a.eventKey,
-            ':now': a.now,
-          },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { kind: 'acquired' };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      return judgeHeld(a, error.Item ? unmarshall(error.Item as Record<string, AttributeValue>) : {});
-    }
+  private async acquire(a: DeliveryAttempt): Promise<LeaseOutcome> {
+    const outcome = await this.table.tryUpdate({
+      Key: this.keyOf(a),
+      UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until, expiresAt = :expires',
+      ConditionExpression:
+        '(attribute_not_exists(deliveredTimeKey) OR deliveredTimeKey < :t OR ' +
+        '(deliveredTimeKey = :t AND deliveredEvent <> :e)) AND ' +
+        '(attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+      ExpressionAttributeValues: {
+        ':owner': a.leaseOwner,
+        ':until': a.leaseUntil,
+        ':expires': a.expiresAt,
+        ':t': a.timeKey,
+        ':e': a.eventKey,
+        ':now': a.now,
+      },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return outcome.written ? { kind: 'acquired' } : judgeHeld(a, outcome.current);
   }
 
-  async complete(a: CompletedAttempt): Promise<void> {
-    const moved = await this.conditionalUpdate({
-      ...this.target(a),
+  private async complete(a: CompletedAttempt): Promise<void> {
+    const moved = await this.table.update({
+      Key: this.keyOf(a),
       UpdateExpression:
         'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires, lastDelivered = :d ' +
         'REMOVE leaseOwner, leaseUntil',
@@ -108,8 +101,8 @@ export class DeliveryCursors {
     if (moved) return;
     // The lease ran out while the consumer answered and another attempt may hold it now: still
     // record the delivery, but only forward, and leave that attempt's lease alone.
-    await this.conditionalUpdate({
-      ...this.target(a),
+    await this.table.update({
+      Key: this.keyOf(a),
       UpdateExpression:
         'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires, lastDelivered = :d',
       ConditionExpression: 'attribute_not_exists(deliveredTimeKey) OR deliveredTimeKey < :t',
@@ -123,9 +116,9 @@ export class DeliveryCursors {
   }
 
   /** Frees the lease; after a failed attempt, the same write keeps the failure. */
-  async release(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
-    await this.conditionalUpdate({
-      ...this.target(a),
+  async releaseDeliveryLease(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
+    await this.table.update({
+      Key: this.keyOf(a),
       UpdateExpression: `${failure ? 'SET lastFailure = :failure ' : ''}REMOVE leaseOwner, leaseUntil`,
       ConditionExpression: 'leaseOwner = :owner',
       ExpressionAttributeValues: {
@@ -142,20 +135,16 @@ export class DeliveryCursors {
    */
   private async execute<A extends DeliveryAttempt>(
     attempts: readonly A[],
-    statement: (a: A) => BatchStatement,
+    statement: (a: A) => Statement,
   ): Promise<StatementResult[]> {
     const results = new Array<StatementResult>(attempts.length);
     await Promise.all(
       chunksOfDistinctKeys(attempts).map(async (chunk) => {
         try {
-          const { Responses = [] } = await this.client.send(
-            new BatchExecuteStatementCommand({
-              Statements: chunk.map((i) => statement(attempts[i] as A)),
-            }),
-          );
+          const errors = await this.table.executeStatements(chunk.map((i) => statement(attempts[i] as A)));
           chunk.forEach((index, j) => {
-            const error = Responses[j]?.Error;
-            results[index] = error ? { ok: false, code: error.Code ?? 'Unknown' } : { ok: true };
+            const code = errors[j];
+            results[index] = code === undefined ? { ok: true } : { ok: false, code };
           });
         } catch {
           for (const index of chunk) results[index] = { ok: false, code: 'RequestFailed' };
@@ -165,30 +154,46 @@ export class DeliveryCursors {
     return results;
   }
 
-  private keyOf(a: DeliveryAttempt): [string, string] {
-    const key = keys.deliveryCursor(a.subscriptionId, a.resourceAddress);
+  /** The cursor's key as the statements' parameters. */
+  private keyParameters(a: DeliveryAttempt): [string, string] {
+    const key = this.keyOf(a);
     return [key.pk, key.sk];
   }
 
-  private target(a: DeliveryAttempt) {
-    return { TableName: this.tableName, Key: keys.deliveryCursor(a.subscriptionId, a.resourceAddress) };
+  private keyOf(a: DeliveryAttempt) {
+    return keys.deliveryCursor(a.subscriptionId, a.resourceAddress);
   }
 
-  /** False when the condition did not hold. */
-  private async conditionalUpdate(input: UpdateCommandInput): Promise<boolean> {
-    try {
-      await this.client.send(new UpdateCommand(input));
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+  async listDeliveries(subscription: Subscription, request: PageRequest): Promise<Page<DeliveryStatus>> {
+    const page = await this.table.listPage(
+      partitionQuery(subscription.id, keys.deliveryCursorPrefix),
+      request,
+      PARTITION_KEY,
+    );
+    const since = Date.parse(subscription.createdAt);
+    const items = page.items.flatMap((item) => toDeliveryStatus(item, since) ?? []);
+    return { items, next: page.next };
+  }
+
+  async deliveredSince(
+    subscriptionId: string,
+    letters: readonly DeadLetterRecord[],
+  ): Promise<Set<DeadLetterRecord>> {
+    const addresses = [...new Set(letters.map((letter) => letter.resourceAddress))];
+    const cursors = await this.table.batchGet(
+      addresses.map((address) => keys.deliveryCursor(subscriptionId, address)),
+    );
+    const bySk = new Map(cursors.map((cursor) => [String(cursor.sk), cursor]));
+    return new Set(
+      letters.filter((letter) => {
+        const cursor = bySk.get(keys.deliveryCursor(subscriptionId, letter.resourceAddress).sk);
+        return (
+          cursor !== undefined && supersedes(cursor, parseTime(letter.event.time), eventKey(letter.event))
+        );
+      }),
+    );
   }
 }
-
-type BatchStatement = NonNullable<
-  ConstructorParameters<typeof BatchExecuteStatementCommand>[0]['Statements']
->[number];
 
 type StatementResult = { readonly ok: true } | { readonly ok: false; readonly code: string };
 
@@ -226,4 +231,30 @@ function chunksOfDistinctKeys(attempts: readonly DeliveryAttempt[]): number[][] 
     chunk.keys.add(key);
   });
   return chunks.map((chunk) => chunk.indexes);
+}
+
+/** The cursor's outcomes written since `since` (epoch ms), or undefined when it has none. */
+function toDeliveryStatus(item: Item, since: number): DeliveryStatus | undefined {
+  const d = item.lastDelivered as Item | undefined;
+  const f = item.lastFailure as Item | undefined;
+  const delivered: DeliveredEvent | undefined =
+    d && Number(d.deliveredAt) >= since
+      ? {
+          source: String(d.source),
+          id: String(d.id),
+          time: String(d.time),
+          deliveredAt: Number(d.deliveredAt),
+          ...(d.latencyMs === undefined ? {} : { latencyMs: Number(d.latencyMs) }),
+        }
+      : undefined;
+  const lastFailure: AttemptFailure | undefined =
+    f && Number(f.at) >= since
+      ? { at: Number(f.at), reason: String(f.reason), attempts: Number(f.attempts) }
+      : undefined;
+  if (!delivered && !lastFailure) return undefined;
+  return {
+    resourceAddress: String(item.sk).slice(keys.deliveryCursorPrefix.length),
+    ...(delivered ? { delivered } : {}),
+    ...(lastFailure ? { lastFailure } : {}),
+  };
 }

@@ -1,4 +1,3 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import type {
   AcceptOutcome,
   EventToAccept,
@@ -11,7 +10,6 @@ import type { PublisherStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, INDEX_KEY, keys } from './keys';
-import { queryPage } from './query-page';
 import { acceptEventWrites, createPublisherWrites, deletePublisherWrites } from './transactions';
 
 export class DynamoPublisherStore implements PublisherStore {
@@ -33,8 +31,7 @@ export class DynamoPublisherStore implements PublisherStore {
   /** Unfiltered: oldest first. Under an address: one query of the publisher tree, in address order. */
   async listPublishers(address: string | undefined, request: PageRequest): Promise<Page<Publisher>> {
     if (address === undefined) {
-      const page = await queryPage(
-        this.table,
+      const page = await this.table.listPage(
         {
           IndexName: INDEX.byList,
           KeyConditionExpression: 'listPk = :pk',
@@ -45,8 +42,7 @@ export class DynamoPublisherStore implements PublisherStore {
       );
       return { items: page.items.map(toPublisher), next: page.next };
     }
-    const page = await queryPage(
-      this.table,
+    const page = await this.table.listPage(
       {
         IndexName: INDEX.publisherTree,
         KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
@@ -90,8 +86,6 @@ export class DynamoPublisherStore implements PublisherStore {
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {
-    await this.table.client.send(
-      new DeleteCommand({ TableName: this.table.name, Key: keys.acceptedEvent(publisherId, source, id) }),
-    );
+    await this.table.delete({ Key: keys.acceptedEvent(publisherId, source, id) });
   }
 }

@@ -1,6 +1,4 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { WrappedKeyStore } from '../secrets/kms-data-key';
-import { conditionHeld } from './conditional-write';
 import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 
@@ -14,18 +12,13 @@ export class DynamoWrappedKeyStore implements WrappedKeyStore {
   }
 
   putIfAbsent(ciphertext: Buffer): Promise<boolean> {
-    return conditionHeld(
-      this.table.client.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: {
-            ...keys.signingKey,
-            ciphertext: ciphertext.toString('base64'),
-            createdAt: new Date().toISOString(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
+    return this.table.put({
+      Item: {
+        ...keys.signingKey,
+        ciphertext: ciphertext.toString('base64'),
+        createdAt: new Date().toISOString(),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 }

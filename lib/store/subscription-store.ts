@@ -1,6 +1,10 @@
 import type {
   InitialNotification,
+  Page,
+  PagePosition,
+  PageRequest,
   PublisherState,
+  RetiredSubscriptions,
   SubscribeCheck,
   SubscribeCheckKeys,
   Subscription,
@@ -8,28 +12,36 @@ import type {
 import type { SubscriptionStore } from '../domain/ports';
 import { logger } from '../logger';
 import type { SecretBox } from '../secrets/secret-box';
-import { removeDeadLettersOf } from './delivery-records';
+import { DynamoDeadLetterStore } from './dead-letter-store';
 import type { DynamoTable, Item } from './dynamo-table';
 import { toState, toSubscription } from './items';
-import { INDEX, keys } from './keys';
-import { ownerState, readOwner } from './owners';
-import { deleteSubscriptionWrites, subscribeWrites } from './transactions';
+import { INDEX, INDEX_KEY, keys } from './keys';
+import { type OwnerState, ownerState, readOwner } from './owners';
+import { deleteSubscriptionWrites, retireAllWrites, subscribeWrites } from './transactions';
+
+/** Retired subscriptions removed at once: one conditional delete each, in parallel. */
+const REMOVAL_PAGE = 100;
 
 /**
- * What the subscribe function needs, apart from the rest of the subscription store so that its
- * bundle does not carry the reads and deletes (class methods cannot be tree-shaken).
+ * The subscriptions: made, read, listed, re-keyed, deleted one by one, and retired all at once.
+ *
+ * Delete-all runs in constant time: the owner's generation moves on in one transaction, which
+ * retires every subscription of the earlier one (every read here sees only the current
+ * generation); a queued job then removes the retired items (`removeRetired`).
  *
  * Signing secrets are kept encrypted (`signingSecret`, `previousSigningSecret`; sealed with the
  * subscription's id as context) beside `previousSecretUntil` (epoch ms). Only a store built with a
  * secret box writes or reads them, so the functions that never sign never load the data key.
  */
-export class DynamoSubscribeStore
-  implements Pick<SubscriptionStore, 'subscribeCheck' | 'createSubscription' | 'coveredStates'>
-{
+export class DynamoSubscriptionStore implements SubscriptionStore {
+  private readonly deadLetters: DynamoDeadLetterStore;
+
   constructor(
-    protected readonly table: DynamoTable,
-    protected readonly secrets?: SecretBox,
-  ) {}
+    private readonly table: DynamoTable,
+    private readonly secrets?: SecretBox,
+  ) {
+    this.deadLetters = new DynamoDeadLetterStore(table);
+  }
 
   /**
    * One consistent batch read gets the subscription, if it exists already, the owner's generation
@@ -97,14 +109,6 @@ export class DynamoSubscribeStore
     }
   }
 
-  protected box(): SecretBox {
-    if (!this.secrets) throw new Error('this subscription store was built without a secret box');
-    return this.secrets;
-  }
-}
-
-/** The whole subscription store: subscribing, reading and deleting one subscription. */
-export class DynamoSubscriptionStore extends DynamoSubscribeStore implements SubscriptionStore {
   async getSubscription(id: string, owner: string): Promise<Subscription | undefined> {
     const subscriptionKey = keys.subscription(id);
     const ownerKey = keys.owner(owner);
@@ -152,7 +156,7 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
    */
   private async removeDeadLetters(id: string): Promise<void> {
     try {
-      await removeDeadLettersOf(this.table, id);
+      await this.deadLetters.removeAllOf(id);
     } catch (error) {
       logger.warn('dead letters left to expire', { id, error });
     }
@@ -169,6 +173,179 @@ export class DynamoSubscriptionStore extends DynamoSubscribeStore implements Sub
       // A delete-all came in between: read the generation again (this one is then likely gone).
       if (failure[1]?.Code !== 'ConditionalCheckFailed') return false;
     }
+  }
+
+  async listSubscriptions(
+    owner: string,
+    address: string | undefined,
+    request: PageRequest,
+  ): Promise<Page<Subscription> | undefined> {
+    const { gen } = ownerState(await this.table.get(keys.owner(owner)));
+    const after = request.after;
+    if (address === undefined) {
+      const listPk = keys.subscriptionsOf(owner, gen);
+      if (after && after.listPk !== listPk) return undefined;
+      const page = await this.table.listPage(
+        {
+          IndexName: INDEX.byList,
+          KeyConditionExpression: 'listPk = :pk',
+          ExpressionAttributeValues: { ':pk': listPk },
+        },
+        request,
+        INDEX_KEY.byList,
+      );
+      return { items: page.items.map(toSubscription), next: page.next };
+    }
+    const prefix = keys.ownerPrefix(owner, gen);
+    const addrPk = keys.subscriptionsAt(address);
+    if (after && (after.addrPk !== addrPk || !String(after.addrSk).startsWith(prefix))) return undefined;
+    const page = await this.table.listPage(
+      {
+        IndexName: INDEX.byAddress,
+        KeyConditionExpression: 'addrPk = :pk AND begins_with(addrSk, :owner)',
+        ExpressionAttributeValues: { ':pk': addrPk, ':owner': prefix },
+      },
+      request,
+      INDEX_KEY.byAddress,
+    );
+    return { items: page.items.map(toSubscription), next: page.next };
+  }
+
+  /**
+   * Every owner's subscriptions at exactly the address, retired ones too: delivery reads each again
+   * (`getSubscriptions`) before it sends, which drops them.
+   */
+  async subscriptionsAt(
+    address: string,
+    { startKey, limit }: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
+  ): Promise<{ subscriptions: Subscription[]; next: PagePosition | undefined }> {
+    const { items, next } = await this.table.page(
+      {
+        IndexName: INDEX.byAddress,
+        KeyConditionExpression: 'addrPk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.subscriptionsAt(address) },
+        ...(limit === undefined ? {} : { Limit: limit }),
+      },
+      startKey && { ...startKey },
+    );
+    return { subscriptions: items.map(toSubscription), next };
+  }
+
+  /**
+   * One read, of the owner's generation (a subscription retired by delete-all is gone), then one
+   * update: the sealed current secret is copied as it is, since its context (the id) stays.
+   */
+  async rotateSigningSecret(
+    id: string,
+    owner: string,
+    secret: string,
+    previousUntil: number,
+  ): Promise<boolean> {
+    const [sealed, { gen }] = await Promise.all([this.box().seal(secret, id), readOwner(this.table, owner)]);
+    return this.table.update({
+      Key: keys.subscription(id),
+      // A subscription made before secrets existed has no current one to keep.
+      UpdateExpression:
+        'SET previousSigningSecret = if_not_exists(signingSecret, :none), previousSecretUntil = :until, signingSecret = :secret',
+      ConditionExpression: 'attribute_exists(pk) AND #owner = :owner AND gen = :gen',
+      ExpressionAttributeNames: { '#owner': 'owner' },
+      ExpressionAttributeValues: {
+        ':owner': owner,
+        ':gen': gen,
+        ':secret': sealed,
+        ':until': previousUntil,
+        ':none': '',
+      },
+    });
+  }
+
+  /**
+   * One transaction starts the owner's next generation on every shard of its count and takes the
+   * count off the counters, on the condition that no shard changed since they were read (else
+   * read again and retry), so the counters stay exact. What it retired, and anything an earlier
+   * clean-up left, is returned.
+   */
+  async retireAllSubscriptions(owner: string): Promise<RetiredSubscriptions | undefined> {
+    for (;;) {
+      const shards = await this.ownerShards(owner);
+      const gen = Math.max(0, ...[...shards.values()].map((shard) => shard.gen));
+      const count = [...shards.values()].reduce((total, shard) => total + shard.count, 0);
+      const cleanedTo = shards.get(keys.owner(owner).sk)?.cleanedTo ?? 0;
+      if (count === 0) {
+        return gen > cleanedTo ? { owner, fromGeneration: cleanedTo, toGeneration: gen } : undefined;
+      }
+      const failure = await this.table.transact(retireAllWrites(this.table.name, owner, shards, gen + 1));
+      if (!failure) return { owner, fromGeneration: cleanedTo, toGeneration: gen + 1 };
+    }
+  }
+
+  async removeRetired(
+    job: RetiredSubscriptions,
+    stop: () => boolean,
+  ): Promise<RetiredSubscriptions | undefined> {
+    let gen = job.fromGeneration;
+    let after = job.after;
+    while (gen < job.toGeneration) {
+      // Checked after the first page, so that every run moves the job on.
+      if (after && stop()) return { ...job, fromGeneration: gen, after };
+      const page = await this.table.listPage(
+        {
+          IndexName: INDEX.byList,
+          KeyConditionExpression: 'listPk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.subscriptionsOf(job.owner, gen) },
+        },
+        { limit: REMOVAL_PAGE, after },
+        INDEX_KEY.byList,
+      );
+      const retiredGen = gen;
+      await Promise.all(
+        page.items.map((item) => this.removeIfRetired(String(item.id), String(item.createdAt), retiredGen)),
+      );
+      after = page.next;
+      if (!after) gen++;
+    }
+    await this.markCleaned(job.owner, job.toGeneration);
+    return undefined;
+  }
+
+  /**
+   * Only the item of the retired generation: a subscription made again meanwhile stays, and so do
+   * the dead letters of its new incarnation.
+   */
+  private async removeIfRetired(id: string, createdAt: string, gen: number): Promise<void> {
+    await this.deadLetters.removeAllOf(id, createdAt);
+    await this.table.delete({
+      Key: keys.subscription(id),
+      ConditionExpression: 'gen = :gen',
+      ExpressionAttributeValues: { ':gen': gen },
+    });
+  }
+
+  private async markCleaned(owner: string, upTo: number): Promise<void> {
+    await this.table.update({
+      Key: keys.owner(owner),
+      UpdateExpression: 'SET cleanedTo = :upTo',
+      ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(cleanedTo) OR cleanedTo < :upTo)',
+      ExpressionAttributeValues: { ':upTo': upTo },
+    });
+  }
+
+  /** The shards of the owner's count, by sort key. */
+  private async ownerShards(owner: string): Promise<Map<string, OwnerState>> {
+    const shards = new Map<string, OwnerState>();
+    for await (const page of this.table.pages({
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': keys.ownerPartition(owner) },
+      ConsistentRead: true,
+    })) {
+      for (const item of page) shards.set(String(item.sk), ownerState(item));
+    }
+    return shards;
+  }
+
+  private box(): SecretBox {
+    if (!this.secrets) throw new Error('this subscription store was built without a secret box');
+    return this.secrets;
   }
 }
 

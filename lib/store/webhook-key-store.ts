@@ -1,7 +1,5 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { StoredWebhookKey, WebhookKeyStore } from '../domain/webhook-keys';
 import type { SecretBox } from '../secrets/secret-box';
-import { conditionHeld } from './conditional-write';
 import type { DynamoTable } from './dynamo-table';
 import { keys } from './keys';
 
@@ -39,23 +37,18 @@ export class DynamoWebhookKeyStore implements WebhookKeyStore {
   }
 
   async create(key: Required<StoredWebhookKey>): Promise<boolean> {
-    return conditionHeld(
-      this.table.client.send(
-        new PutCommand({
-          TableName: this.table.name,
-          Item: {
-            ...keys.webhookKey(key.generation),
-            keyId: key.id,
-            generation: key.generation,
-            validFrom: key.validFrom,
-            publicKey: key.publicKey,
-            privateKey: await this.box().seal(key.privateKey, key.id),
-            createdAt: new Date().toISOString(),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      ),
-    );
+    return this.table.put({
+      Item: {
+        ...keys.webhookKey(key.generation),
+        keyId: key.id,
+        generation: key.generation,
+        validFrom: key.validFrom,
+        publicKey: key.publicKey,
+        privateKey: await this.box().seal(key.privateKey, key.id),
+        createdAt: new Date().toISOString(),
+      },
+      ConditionExpression: 'attribute_not_exists(pk)',
+    });
   }
 
   private box(): SecretBox {

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CompletedAttempt, DeliveryAttempt, LeaseOutcome } from '../../lib/domain/model';
-import { deliveryStore as store } from '../../lib/services';
+import { deliveryCursors as store } from '../../lib/services';
 
 /** One attempt's lease, through the store's batch operation as delivery takes it. */
 async function lease(a: DeliveryAttempt): Promise<LeaseOutcome> {

@@ -5,7 +5,7 @@ import { Deliverer } from '../../lib/delivery/deliverer';
 import { createNetworkPolicy, type NetworkPolicyMode } from '../../lib/delivery/network-policy';
 import type { NotificationEvent } from '../../lib/domain/event';
 import { parseTime } from '../../lib/domain/event';
-import { deliveryStore, subscriptionStore } from '../../lib/services';
+import { deliveryCursors, signingSubscriptionStore, subscriptionStore } from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { queuedNotification } from '../support/notifications';
 import { eventAt, LOCK_STATE } from './api';
@@ -29,7 +29,7 @@ function subscriptionToConsumer() {
 
 /** A Deliverer with the given network policy and the same other settings in every test. */
 function delivererWith(mode: NetworkPolicyMode): Deliverer {
-  return new Deliverer(deliveryStore(), createNetworkPolicy({ mode }), {
+  return new Deliverer(signingSubscriptionStore(), deliveryCursors(), createNetworkPolicy({ mode }), {
     timeoutMs: 2000,
     userAgent: 'test/1',
     retryWindowMs: 3_600_000,

@@ -12,7 +12,13 @@ import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import type { NotificationEvent } from '../../lib/domain/event';
 import { parseTime } from '../../lib/domain/event';
 import type { Metrics } from '../../lib/metrics';
-import { deliveryStore, subscriptionDeliveries, subscriptionStore } from '../../lib/services';
+import {
+  deadLetters,
+  deliveryCursors,
+  signingSubscriptionStore,
+  subscriptionDeliveries,
+  subscriptionStore,
+} from '../../lib/services';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { queuedNotification } from '../support/notifications';
 import { RecordingQueue } from '../support/recording-queue';
@@ -31,6 +37,24 @@ beforeAll(async () => {
 afterAll(() => Promise.all([fast.close(), failing.close(), hanging.close()]));
 
 const metrics = { count: () => undefined, deliveryLatency: () => undefined } as unknown as Metrics;
+
+const BACKOFF = { baseMs: 1000, maxMs: 300_000 };
+
+/** A delivery batch on the real stores, sending to 127.0.0.1, its messages recorded by `queue`. */
+function deliveryBatch(queue: RecordingQueue): DeliveryBatch {
+  const deliverer = new Deliverer(
+    signingSubscriptionStore(),
+    deliveryCursors(),
+    createNetworkPolicy({ mode: 'allow-private' }),
+    { timeoutMs: 2000, userAgent: 'test/1', retryWindowMs: 3_600_000, backoff: BACKOFF },
+  );
+  return new DeliveryBatch(
+    deliverer,
+    queue,
+    deadLetters(),
+    new FailedRecordBackoff(queue, 'delivery', BACKOFF),
+  );
+}
 
 async function subscribed(endpointUri: string, store = true) {
   const subscription = {
@@ -69,7 +93,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   // Another attempt holds the lease of this one's (subscription, address) cursor.
   const held = await subscribed(fast.url);
   const now = Date.now();
-  const [holder] = await deliveryStore().acquireDeliveryLeases([
+  const [holder] = await deliveryCursors().acquireDeliveryLeases([
     {
       subscriptionId: held.subscription.id,
       resourceAddress: held.subscription.resourceAddress,
@@ -84,17 +108,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   expect(holder).toEqual({ status: 'fulfilled', value: { kind: 'acquired' } });
 
   const queue = new RecordingQueue();
-  const batch = new DeliveryBatch(
-    new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-      timeoutMs: 2000,
-      userAgent: 'test/1',
-      retryWindowMs: 3_600_000,
-      backoff: { baseMs: 1000, maxMs: 300_000 },
-    }),
-    queue,
-    deliveryStore(),
-    new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
-  );
+  const batch = deliveryBatch(queue);
   const all = [...delivered, failed, hung, deleted, held];
   let settled = false;
   const running = batch.process(
@@ -109,7 +123,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
   // ...and their cursors completed (a repeat of the event is superseded), the batch still running.
   for (const x of delivered) {
     const again = () =>
-      deliveryStore().acquireDeliveryLeases([
+      deliveryCursors().acquireDeliveryLeases([
         {
           subscriptionId: x.subscription.id,
           resourceAddress: x.subscription.resourceAddress,
@@ -149,17 +163,7 @@ it('counts the attempts of the earlier messages a waiting notification was sent 
   try {
     const x = await subscribed(refusing.url);
     const queue = new RecordingQueue();
-    const batch = new DeliveryBatch(
-      new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-        timeoutMs: 2000,
-        userAgent: 'test/1',
-        retryWindowMs: 3_600_000,
-        backoff: { baseMs: 1000, maxMs: 300_000 },
-      }),
-      queue,
-      deliveryStore(),
-      new FailedRecordBackoff(queue, 'delivery', { baseMs: 1000, maxMs: 300_000 }),
-    );
+    const batch = deliveryBatch(queue);
     const sentAgain = {
       ...x.received,
       body: JSON.stringify({ ...x.message, attemptsMade: 3 }),

@@ -10,7 +10,7 @@ import {
   parseDeliveryQueueMessage,
   parseFanOutMessage,
 } from '../../lib/delivery/messages';
-import { deliveryStore, subscriptionStore } from '../../lib/services';
+import { subscriptionStore } from '../../lib/services';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { RecordingQueue } from '../support/recording-queue';
 
@@ -68,7 +68,7 @@ describe('fan-out continuations', () => {
     const node = `${site}/node-1`;
     const expected = [...(await subscribe(node, 7)), ...(await subscribe(site, 5))];
     const queue = new RecordingQueue();
-    const fanOut = new FanOut(deliveryStore(), queue, { pageSize: 2, pagesPerInvocation: 2 });
+    const fanOut = new FanOut(subscriptionStore(), queue, { pageSize: 2, pagesPerInvocation: 2 });
     const invocations = await drain(fanOut, queue, acceptedAt(node));
     const delivered = notificationsSent(queue).map((n) => n.subscriptionId);
     expect([...delivered].sort()).toEqual([...expected].sort());
@@ -85,7 +85,7 @@ describe('fan-out continuations', () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
     const expected = await subscribe(node, 3);
     const queue = new RecordingQueue();
-    const fanOut = new FanOut(deliveryStore(), queue, { pageSize: 1, reserveMs: 5000 });
+    const fanOut = new FanOut(subscriptionStore(), queue, { pageSize: 1, reserveMs: 5000 });
     const invocations = await drain(fanOut, queue, acceptedAt(node), () => 1000);
     expect(
       notificationsSent(queue)
@@ -109,7 +109,7 @@ describe('fan-out continuations', () => {
     const onUnhandled = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', onUnhandled);
     try {
-      const fanOut = new FanOut(deliveryStore(), refusing, { pageSize: 2, pagesPerInvocation: 10 });
+      const fanOut = new FanOut(subscriptionStore(), refusing, { pageSize: 2, pagesPerInvocation: 10 });
       await expect(fanOut.run(acceptedAt(node))).rejects.toThrow('queue down');
       await new Promise((resolve) => setTimeout(resolve, 50));
       expect(unhandled).toEqual([]);
@@ -122,7 +122,7 @@ describe('fan-out continuations', () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
     const expected = await subscribe(node, 3);
     const queue = new RecordingQueue();
-    expect(await new FanOut(deliveryStore(), queue).run(acceptedAt(node))).toBe(3);
+    expect(await new FanOut(subscriptionStore(), queue).run(acceptedAt(node))).toBe(3);
     expect(queue.sent['fan-out']).toEqual([]);
     // One message carries the three.
     expect(queue.sent.delivery).toHaveLength(1);
@@ -138,7 +138,7 @@ describe('fan-out continuations', () => {
     const count = 2 * PACK_MAX_DELIVERIES + 10;
     const expected = await subscribe(node, count);
     const queue = new RecordingQueue();
-    expect(await new FanOut(deliveryStore(), queue).run(acceptedAt(node))).toBe(count);
+    expect(await new FanOut(subscriptionStore(), queue).run(acceptedAt(node))).toBe(count);
     const packs = queue.sent.delivery.map((body) => parseDeliveryQueueMessage(body).notifications.length);
     expect(packs.sort((a, b) => b - a)).toEqual([PACK_MAX_DELIVERIES, PACK_MAX_DELIVERIES, 10]);
     expect(queue.requests.delivery).toBe(1);
@@ -158,7 +158,7 @@ describe('fan-out continuations', () => {
     const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
     await Promise.all(nodes.map((node) => subscribe(node, 1)));
     const queue = new RecordingQueue();
-    const fanOut = new FanOut(deliveryStore(), queue);
+    const fanOut = new FanOut(subscriptionStore(), queue);
     const batch = fanOut.batch();
     const events = nodes.map((node) => {
       const message = acceptedAt(node);
@@ -179,7 +179,7 @@ describe('fan-out continuations', () => {
     const site = `/${uniqueCluster()}/site-1`;
     const siteSubscribers = await subscribe(site, 2);
     const nodeSubscribers = await subscribe(`${site}/node-1`, 1);
-    const store = deliveryStore();
+    const store = subscriptionStore();
     const reads: string[] = [];
     const counting = {
       ...store,
@@ -207,7 +207,7 @@ describe('fan-out continuations', () => {
     const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
     const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
     const queue = new RecordingQueue();
-    const fanOut = new FanOut(deliveryStore(), queue);
+    const fanOut = new FanOut(subscriptionStore(), queue);
     const batch = fanOut.batch();
     const events = nodes.map((node) => acceptedAt(node));
     expect(await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)))).toEqual(
@@ -228,7 +228,7 @@ describe('fan-out continuations', () => {
     refusing.send = async () => {
       throw new Error('queue down');
     };
-    const fanOut = new FanOut(deliveryStore(), refusing);
+    const fanOut = new FanOut(subscriptionStore(), refusing);
     const batch = fanOut.batch();
     const results = await Promise.allSettled(
       [`${site}/node-1`, `${site}/node-2`].map((node) => fanOut.run(acceptedAt(node), undefined, batch)),

@@ -18,7 +18,12 @@ import { parseTime } from '../../lib/domain/event';
 import type { AcceptedEvent } from '../../lib/domain/ports';
 import type { Metrics } from '../../lib/metrics';
 import type { OutgoingMessage, QueueName } from '../../lib/queue/queue-port';
-import { deliveryStore, subscriptionStore } from '../../lib/services';
+import {
+  deadLetters,
+  deliveryCursors,
+  signingSubscriptionStore,
+  subscriptionStore,
+} from '../../lib/services';
 import { trackConsumers } from '../support/consumer';
 import { readNotification } from '../support/notifications';
 import { waitForQueueIdle } from '../support/queue-idle';
@@ -54,18 +59,18 @@ class DelayRecordingQueue extends RecordingQueue {
 }
 
 function deliveryBatch(sqs: DelayRecordingQueue, timeoutMs = TIMEOUT_MS) {
-  const deliverer = new Deliverer(deliveryStore(), createNetworkPolicy({ mode: 'allow-private' }), {
-    timeoutMs,
-    userAgent: 'test/1',
-    retryWindowMs: 3_600_000,
-    backoff: BACKOFF,
-  });
-  return new DeliveryBatch(
-    deliverer,
-    sqs,
-    deliveryStore(),
-    new FailedRecordBackoff(sqs, 'delivery', BACKOFF),
+  const deliverer = new Deliverer(
+    signingSubscriptionStore(),
+    deliveryCursors(),
+    createNetworkPolicy({ mode: 'allow-private' }),
+    {
+      timeoutMs,
+      userAgent: 'test/1',
+      retryWindowMs: 3_600_000,
+      backoff: BACKOFF,
+    },
   );
+  return new DeliveryBatch(deliverer, sqs, deadLetters(), new FailedRecordBackoff(sqs, 'delivery', BACKOFF));
 }
 
 /** A stored subscription at its own address, and an accepted event there. */
@@ -111,7 +116,7 @@ describe('a pack in the deliver function', () => {
     // Another attempt holds the lease of this one's (subscription, address) cursor.
     const held = await subscribedTo(fast.url);
     const now = Date.now();
-    await deliveryStore().acquireDeliveryLeases([
+    await deliveryCursors().acquireDeliveryLeases([
       {
         subscriptionId: held.subscription.id,
         resourceAddress: held.accepted.resourceAddress,
@@ -167,7 +172,7 @@ describe('a pack in the deliver function', () => {
       resourceAddress: failed.accepted.resourceAddress,
     });
     // 410 deleted its own subscription and no other; nothing was dead-lettered.
-    const live = await deliveryStore().getSubscriptions(
+    const live = await signingSubscriptionStore().getSubscriptions(
       [...delivered, failed, hung, goneOne, held].map((x) => x.subscription.id),
     );
     expect(live.has(goneOne.subscription.id)).toBe(false);

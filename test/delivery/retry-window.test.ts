@@ -10,7 +10,8 @@ import type { DeliveryMessage } from '../../lib/delivery/messages';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import { validateEvent } from '../../lib/domain/event';
 import type { DeliveryAttempt, LeaseOutcome, Subscription } from '../../lib/domain/model';
-import type { DeliveryStore } from '../../lib/domain/ports';
+import type { DeliveryCursorStore, SubscriptionStore } from '../../lib/domain/ports';
+import { deliveryCursors, subscriptionStore } from '../../lib/services';
 import { type Reply, startConsumer } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import { queuedNotification } from '../support/notifications';
@@ -19,8 +20,8 @@ const WINDOW_MS = 60 * 60 * 1000;
 const BACKOFF = { baseMs: 1000, maxMs: 300_000 };
 const ENQUEUED_AT = Date.parse('2026-01-01T00:00:00Z');
 
-/** The store port in memory: one subscription, leases per cursor that the test can hold. */
-class InMemoryDeliveryStore implements DeliveryStore {
+/** What delivery asks of the stores, in memory: one subscription, leases per cursor that the test can hold. */
+class InMemoryDeliveryStore {
   readonly deleted: string[] = [];
   heldUntil: number | undefined;
 
@@ -34,9 +35,6 @@ class InMemoryDeliveryStore implements DeliveryStore {
     this.deleted.push(id);
     return true;
   }
-  async subscriptionsAt() {
-    return { subscriptions: [this.subscription], next: undefined };
-  }
   async acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]) {
     const outcome: LeaseOutcome =
       this.heldUntil === undefined ? { kind: 'acquired' } : { kind: 'leased', leaseUntil: this.heldUntil };
@@ -46,7 +44,6 @@ class InMemoryDeliveryStore implements DeliveryStore {
     return Promise.allSettled(attempts.map(async () => undefined));
   }
   async releaseDeliveryLease() {}
-  async recordDeadLetter() {}
 }
 
 const consumers: { close(): Promise<void> }[] = [];
@@ -68,8 +65,25 @@ async function setUp(replies: Reply[]) {
   };
   const store = new InMemoryDeliveryStore(subscription);
   const clock = { now: ENQUEUED_AT };
+  // The stores' other operations are never called: delivery asks only these of them.
+  const subscriptions: SubscriptionStore = Object.assign(
+    Object.create(subscriptionStore()) as SubscriptionStore,
+    {
+      getSubscriptions: (ids: readonly string[]) => store.getSubscriptions(ids),
+      deleteSubscription: (id: string) => store.deleteSubscription(id),
+    },
+  );
+  const cursors: DeliveryCursorStore = Object.assign(
+    Object.create(deliveryCursors()) as DeliveryCursorStore,
+    {
+      acquireDeliveryLeases: (attempts: readonly DeliveryAttempt[]) => store.acquireDeliveryLeases(attempts),
+      completeDeliveries: (attempts: readonly DeliveryAttempt[]) => store.completeDeliveries(attempts),
+      releaseDeliveryLease: () => store.releaseDeliveryLease(),
+    },
+  );
   const deliverer = new Deliverer(
-    store,
+    subscriptions,
+    cursors,
     createNetworkPolicy({ mode: 'allow-private' }),
     { timeoutMs: 2000, userAgent: 'test/1', retryWindowMs: WINDOW_MS, backoff: BACKOFF },
     () => clock.now,

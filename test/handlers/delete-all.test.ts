@@ -2,9 +2,15 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it, vi } from 'vitest';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import type { NotificationEvent } from '../../lib/domain/event';
-import type { Subscription } from '../../lib/domain/model';
-import type { DeliveryStore } from '../../lib/domain/ports';
-import { deliveryStore, networkPolicy, storeStatus, subscriptionStore } from '../../lib/services';
+import type { DeliveryAttempt, Subscription } from '../../lib/domain/model';
+import type { DeliveryCursorStore, SubscriptionStore } from '../../lib/domain/ports';
+import {
+  counters,
+  deliveryCursors,
+  networkPolicy,
+  signingSubscriptionStore,
+  subscriptionStore,
+} from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { trackConsumers } from '../support/consumer';
 import { testTable } from '../support/env';
@@ -79,11 +85,11 @@ describe('DELETE /subscriptions (delete all)', () => {
     const consumer = await startConsumer();
     const endpoints = Array.from({ length: 30 }, (_, i) => `${consumer.url}/${i}`);
     const created = await subscribeAll(address, endpoints);
-    const before = await storeStatus().counts();
+    const before = await counters().counts();
 
     expectNoContent(await api.deleteAllSubscriptions());
 
-    expect((await storeStatus().counts()).subscriptions).toBe(before.subscriptions - created.length);
+    expect((await counters().counts()).subscriptions).toBe(before.subscriptions - created.length);
     expect(expectJson(await api.listSubscriptions(), 200)).toEqual([]);
     expect(
       expectJson(await api.listSubscriptions(`?ResourceAddress=${encodeURIComponent(address)}`), 200),
@@ -92,9 +98,9 @@ describe('DELETE /subscriptions (delete all)', () => {
       expectProblem(await api.getSubscription(info.SubscriptionId), 404);
       expectProblem(await api.deleteSubscription(info.SubscriptionId), 404);
     }
-    expect((await storeStatus().counts()).subscriptions).toBe(before.subscriptions - created.length);
+    expect((await counters().counts()).subscriptions).toBe(before.subscriptions - created.length);
     await cleanedUp();
-    expect((await storeStatus().counts()).subscriptions).toBe(before.subscriptions - created.length);
+    expect((await counters().counts()).subscriptions).toBe(before.subscriptions - created.length);
   });
 
   it('a principal that subscribes again at once keeps that subscription through the clean-up', async () => {
@@ -110,14 +116,14 @@ describe('DELETE /subscriptions (delete all)', () => {
     // The same name-based id, a new subscription: it is live, listed and counted once, and the
     // clean-up (its job queued before the re-subscribe) removes the other 19 items only.
     expect(recreated?.SubscriptionId).toBe(again?.SubscriptionId);
-    const counted = (await storeStatus().counts()).subscriptions;
+    const counted = (await counters().counts()).subscriptions;
     await vi.waitFor(async () => {
       expect(deliveryQueue().idle()).toBe(true);
       expect(await subscriptionItems()).toBe(1);
     });
     expect(expectJson(await api.listSubscriptions(), 200)).toEqual([recreated]);
     expect(expectJson(await api.getSubscription(recreated?.SubscriptionId ?? ''), 200)).toEqual(recreated);
-    expect((await storeStatus().counts()).subscriptions).toBe(counted);
+    expect((await counters().counts()).subscriptions).toBe(counted);
     expectProblem(await api.createSubscription({ ResourceAddress: address, EndpointUri: endpoints[7] }), 409);
     expectNoContent(await api.deleteAllSubscriptions());
     await cleanedUp();
@@ -180,24 +186,25 @@ describe('DELETE /subscriptions (delete all)', () => {
 
     const leased = signal();
     const subscribedAgain = signal();
-    const store = deliveryStore();
-    const racing: DeliveryStore = {
-      subscriptionsAt: (...args) => store.subscriptionsAt(...args),
-      deleteSubscription: (...args) => store.deleteSubscription(...args),
-      completeDeliveries: (...args) => store.completeDeliveries(...args),
-      releaseDeliveryLease: (...args) => store.releaseDeliveryLease(...args),
-      recordDeadLetter: (...args) => store.recordDeadLetter(...args),
-      acquireDeliveryLeases: async (...args) => {
-        const outcomes = await store.acquireDeliveryLeases(...args);
+    const subscriptions = signingSubscriptionStore();
+    const cursors = deliveryCursors();
+    const racingSubscriptions: SubscriptionStore = Object.assign(
+      Object.create(subscriptions) as SubscriptionStore,
+      {
+        getSubscriptions: async (ids: readonly string[]) => {
+          await subscribedAgain.promise;
+          return subscriptions.getSubscriptions(ids);
+        },
+      },
+    );
+    const racingCursors: DeliveryCursorStore = Object.assign(Object.create(cursors) as DeliveryCursorStore, {
+      acquireDeliveryLeases: async (attempts: readonly DeliveryAttempt[]) => {
+        const outcomes = await cursors.acquireDeliveryLeases(attempts);
         leased.resolve();
         return outcomes;
       },
-      getSubscriptions: async (...args) => {
-        await subscribedAgain.promise;
-        return store.getSubscriptions(...args);
-      },
-    };
-    const deliverer = new Deliverer(racing, networkPolicy(), {
+    });
+    const deliverer = new Deliverer(racingSubscriptions, racingCursors, networkPolicy(), {
       timeoutMs: 2000,
       userAgent: 'test/1',
       retryWindowMs: 3_600_000,

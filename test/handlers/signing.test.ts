@@ -11,7 +11,7 @@ import { secretBox, signingWebhookKeys } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
-import { DynamoSigningSecretStore } from '../../lib/store/signing-secret-store';
+import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { type ReceivedNotification, trackConsumers } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
 import {
@@ -184,7 +184,7 @@ describe('POST /subscriptions/{id}/secret/rotate', () => {
     const { publisher, consumer, info, secret: old } = await subscribedWithInitial();
     const fresh = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
     // The grace period as if it had passed: the store is given an end in the past.
-    await new DynamoSigningSecretStore(table, secretBox()).rotateSigningSecret(
+    await new DynamoSubscriptionStore(table, secretBox()).rotateSigningSecret(
       info.SubscriptionId,
       'anonymous',
       fresh,

@@ -8,7 +8,7 @@ import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
 import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
 import queues from '../../lib/queue/queues.json';
-import { deadLetterItem } from '../../lib/store/delivery-records';
+import { deadLetterItem } from '../../lib/store/dead-letter-store';
 import tableSchema from '../../lib/store/table-schema.json';
 import packageJson from '../../package.json';
 import { DEFAULT_CONSUMERS } from '../../scripts/local-queue.mjs';

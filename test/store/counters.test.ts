@@ -3,12 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { handler as createSubscription } from '../../functions/http/create-subscription';
 import { publisherIdFor, subscriptionIdFor } from '../../lib/domain/ids';
 import type { Subscription } from '../../lib/domain/model';
+import { DynamoCounterStore } from '../../lib/store/counter-store';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { DynamoPublisherStore } from '../../lib/store/publisher-store';
-import { DynamoRetiredSubscriptions } from '../../lib/store/retired-subscriptions';
-import { DynamoStoreStatus } from '../../lib/store/store-status';
-import { DynamoSubscriptionLists } from '../../lib/store/subscription-lists';
 import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { uniqueCluster } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
@@ -17,10 +15,8 @@ import { SINK } from '../support/sink';
 const tableName = process.env.TABLE_NAME ?? '';
 const table = new DynamoTable(documentClient(), tableName);
 const subscriptions = new DynamoSubscriptionStore(table);
-const retiredSubscriptions = new DynamoRetiredSubscriptions(table);
-const lists = new DynamoSubscriptionLists(table);
 const publisherStore = new DynamoPublisherStore(table);
-const status = new DynamoStoreStatus(table);
+const counters = new DynamoCounterStore(table);
 
 /** Items whose key is (`<prefix>…`, `sk`), counted the slow way: a scan. */
 async function countItems(prefix: string, sk: string): Promise<number> {
@@ -68,7 +64,7 @@ describe('race safety and exact counters', () => {
       createdAt: new Date().toISOString(),
     });
     expect(created).toBe(true);
-    const before = (await status.counts()).subscriptions;
+    const before = (await counters.counts()).subscriptions;
     const body = {
       ResourceAddress: `/${cluster}/site-1/node-1/sync`,
       EndpointUri: `${SINK}/events`,
@@ -86,8 +82,8 @@ describe('race safety and exact counters', () => {
     const winner = responses.find((r) => r.status === 201);
     const locations = new Set(responses.filter((r) => r.status === 409).map((r) => r.headers.location));
     expect([...locations]).toEqual([winner?.headers.location]);
-    expect((await status.counts()).subscriptions).toBe(before + 1);
-    const listed = await lists.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`, {
+    expect((await counters.counts()).subscriptions).toBe(before + 1);
+    const listed = await subscriptions.listSubscriptions('anonymous', `/${cluster}/site-1/node-1/sync`, {
       limit: 1000,
     });
     expect(listed?.items).toHaveLength(1);
@@ -96,7 +92,7 @@ describe('race safety and exact counters', () => {
   it('keeps the counters equal to the real number of items after 1,000 random concurrent creates and deletes', async () => {
     const cluster = uniqueCluster();
     const owner = 'counter-test';
-    const before = await status.counts();
+    const before = await counters.counts();
     const live: Subscription[] = [];
     const publishers: string[] = [];
     let seed = 42;
@@ -142,10 +138,10 @@ describe('race safety and exact counters', () => {
     });
     await pool(tasks, 24);
 
-    const counts = await status.counts();
+    const counts = await counters.counts();
     expect(counts.subscriptions).toBe(await countItems('SUB#', 'SUB'));
     expect(counts.subscriptions - before.subscriptions).toBe(live.length);
-    expect((await lists.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toHaveLength(
+    expect((await subscriptions.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toHaveLength(
       live.length,
     );
     expect(counts.publishers).toBe(await countItems('PUB#', 'PUB'));
@@ -153,12 +149,12 @@ describe('race safety and exact counters', () => {
     expect(counts.publishers - before.publishers).toBe(publishers.length);
 
     // Delete-all retires them all in one write: the counters drop at once, the items go after.
-    const retired = await retiredSubscriptions.retireAllSubscriptions(owner);
+    const retired = await subscriptions.retireAllSubscriptions(owner);
     expect(retired).toMatchObject({ owner, fromGeneration: 0, toGeneration: 1 });
-    expect((await status.counts()).subscriptions).toBe(before.subscriptions);
-    expect((await lists.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toEqual([]);
-    if (retired) expect(await retiredSubscriptions.removeRetired(retired, () => false)).toBeUndefined();
+    expect((await counters.counts()).subscriptions).toBe(before.subscriptions);
+    expect((await subscriptions.listSubscriptions(owner, undefined, { limit: 1000 }))?.items).toEqual([]);
+    if (retired) expect(await subscriptions.removeRetired(retired, () => false)).toBeUndefined();
     expect(await countItems('SUB#', 'SUB')).toBe(before.subscriptions);
-    expect((await status.counts()).subscriptions).toBe(before.subscriptions);
+    expect((await counters.counts()).subscriptions).toBe(before.subscriptions);
   }, 120_000);
 });

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { DeliveryAttempt, LeaseOutcome } from '../../lib/domain/model';
-import { deliveryStore } from '../../lib/services';
+import { deliveryCursors } from '../../lib/services';
 
 const T1 = '2026-01-01T00:00:01.000000000';
 const T2 = '2026-01-01T00:00:02.000000000';
@@ -75,7 +75,7 @@ function attempt(
 }
 
 async function lease(a: DeliveryAttempt): Promise<LeaseOutcome> {
-  const [outcome] = await deliveryStore().acquireDeliveryLeases([a]);
+  const [outcome] = await deliveryCursors().acquireDeliveryLeases([a]);
   if (outcome?.status !== 'fulfilled') throw new Error(`no outcome: ${String(outcome?.reason)}`);
   return outcome.value;
 }
@@ -88,7 +88,7 @@ async function cursorIn(state: CursorState) {
     expect(await lease(delivery)).toEqual({ kind: 'acquired' });
     const { time, id } = state.delivered;
     const delivered = { source: '/sync/ptp-status/lock-state', id, time, deliveredAt: Date.now() };
-    await deliveryStore().completeDeliveries([{ ...delivery, delivered }]);
+    await deliveryCursors().completeDeliveries([{ ...delivery, delivered }]);
   }
   let holder: DeliveryAttempt | undefined;
   if (state.leaseEndsInMs !== undefined) {

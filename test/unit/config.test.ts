@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConfigError,
   loadConfig,
@@ -42,6 +42,50 @@ describe('loadConfig: TABLE_NAME', () => {
 
   it('is read and trimmed', () => {
     expect(loadConfig({ TABLE_NAME: '  my-table  ' }).tableName).toBe('my-table');
+  });
+
+  it.each([
+    ['a space', 'my table'],
+    ['a slash', 'stage/table'],
+    ['under 3 characters', 'ab'],
+    ['over 255 characters', 't'.repeat(256)],
+  ])('refuses a name DynamoDB would refuse on every request: %s', (_name, value) => {
+    const error = expectConfigError({ TABLE_NAME: value }, 'TABLE_NAME');
+    expect(error.message).toContain(value.slice(0, 20));
+  });
+});
+
+describe('when a function reads its configuration', () => {
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.resetModules();
+  });
+
+  /** A handler module loaded afresh, as Lambda's init phase loads it. */
+  async function initFunction(): Promise<unknown> {
+    vi.resetModules();
+    return import('../../functions/http/list-publishers');
+  }
+
+  it('loads with a valid environment', async () => {
+    await expect(initFunction()).resolves.toHaveProperty('handler');
+  });
+
+  it.each([
+    ['TABLE_NAME', ''],
+    ['TABLE_NAME', 'not a table'],
+    ['SANITY_CHECK_TIMEOUT_MS', 'soon'],
+    ['ENDPOINT_NETWORK_POLICY', 'open'],
+  ])('fails at init, naming the setting, when a shared setting is bad: %s=%j', async (variable, value) => {
+    vi.stubEnv(variable, value);
+    await expect(initFunction()).rejects.toThrow(variable);
+  });
+
+  it("reads a function's own settings when it first uses them: they fail its invocations, not its init", async () => {
+    vi.stubEnv('DELIVERY_BACKOFF_BASE_MS', 'soon');
+    await expect(initFunction()).resolves.toHaveProperty('handler');
+    const services = await import('../../lib/services');
+    expect(() => services.deliveryBatch()).toThrow('DELIVERY_BACKOFF_BASE_MS');
   });
 });
 
@@ -311,11 +355,11 @@ describe('loadConfig: PUBLIC_BASE_URL', () => {
 describe('loadConfig: the first problem is reported even with other settings valid', () => {
   const cases: ReadonlyArray<readonly [Env, string]> = [
     [
-      { TABLE_NAME: 't', STAGE: 'prod', CONSUMER_AUTH: 'iam', DELIVERY_TIMEOUT_MS: 'soon' },
+      { TABLE_NAME: 'table', STAGE: 'prod', CONSUMER_AUTH: 'iam', DELIVERY_TIMEOUT_MS: 'soon' },
       'DELIVERY_TIMEOUT_MS',
     ],
-    [{ TABLE_NAME: 't', STAGE: 'prod', ENDPOINT_NETWORK_POLICY: 'open' }, 'ENDPOINT_NETWORK_POLICY'],
-    [{ TABLE_NAME: 't', PUBLIC_BASE_URL: 'example.com', DEDUP_TTL_SECONDS: '60' }, 'PUBLIC_BASE_URL'],
+    [{ TABLE_NAME: 'table', STAGE: 'prod', ENDPOINT_NETWORK_POLICY: 'open' }, 'ENDPOINT_NETWORK_POLICY'],
+    [{ TABLE_NAME: 'table', PUBLIC_BASE_URL: 'example.com', DEDUP_TTL_SECONDS: '60' }, 'PUBLIC_BASE_URL'],
     [{ STAGE: 'prod', PUBLIC_BASE_URL: 'https://notify.example.com' }, 'TABLE_NAME'],
   ];
 

@@ -1,10 +1,12 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import type { StoreStatus } from '../domain/ports';
+import type { CounterStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { type CounterKind, keys } from './keys';
 
-/** Health and the exact counts the gauges report. */
-export class DynamoStoreStatus implements StoreStatus {
+/**
+ * The exact counts the gauges report: sharded counter items in one partition, updated in the same
+ * transactions that make and remove subscriptions and publishers (transactions.ts).
+ */
+export class DynamoCounterStore implements CounterStore {
   constructor(private readonly table: DynamoTable) {}
 
   async counts(): Promise<{ subscriptions: number; publishers: number }> {
@@ -20,9 +22,5 @@ export class DynamoStoreStatus implements StoreStatus {
       }
     }
     return totals;
-  }
-
-  async ping(): Promise<void> {
-    await this.table.client.send(new GetCommand({ TableName: this.table.name, Key: keys.health }));
   }
 }
