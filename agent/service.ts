@@ -5,9 +5,10 @@
  * (`none`, the local stage).
  */
 import { readFileSync } from 'node:fs';
+import { BASE_PATH as API_PATH } from '../lib/http/base-path';
 import type { Outbox, QueuedEvent } from './outbox';
 import { Pause } from './pause';
-import { requestSigner } from './sign-request.mjs';
+import { requestSigner } from './sign-request';
 
 export type Auth =
   | { readonly kind: 'none' }
@@ -20,7 +21,6 @@ export interface Answer {
   readonly body: unknown;
 }
 
-const API_PATH = '/api/ocloudNotifications/v2';
 const REQUEST_TIMEOUT_MS = 5000;
 
 /**

@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
-import { startLocalQueue } from '../scripts/local-queue.mjs';
+import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { startLocalQueue } from '../scripts/local-queue';
 import { now, recordAwsCalls } from './aws-calls.mjs';
 import * as bench from './common.mjs';
 

@@ -34,7 +34,7 @@ import {
   type QueueName,
   sqsEvent,
   startLocalQueue,
-} from '../../scripts/local-queue.mjs';
+} from '../../scripts/local-queue';
 import { lambdaContext } from '../support/http-event';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

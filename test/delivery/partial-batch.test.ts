@@ -10,7 +10,7 @@ import { handler as removeRetiredHandler } from '../../functions/queue/remove-re
 import type { FanOutMessage } from '../../lib/delivery/messages';
 import { fanOutMessage } from '../../lib/delivery/messages';
 import { subscriptionStore } from '../../lib/services';
-import { type LocalQueue, sqsEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { type LocalQueue, sqsEvent, startLocalQueue } from '../../scripts/local-queue';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { lambdaContext } from '../support/http-event';
 

@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { deliveryMessage } from '../../lib/delivery/messages';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
-import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
+import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue';
 import { lambdaContext } from '../support/http-event';
 import { eventAt, LOCK_STATE } from './api';
 

@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * SigV4 for API Gateway (`execute-api`), with AWS's maintained signer and the standard credential
  * chain (environment, shared config and SSO, web identity, container and instance roles): the
@@ -13,12 +12,21 @@ import { SignatureV4 } from '@smithy/signature-v4';
 /**
  * One signer per region and credentials (the chain's credentials are resolved once and refreshed
  * when they expire), giving each request's headers with its signature added, `host` included.
- * @param {{ region: string, credentials?: import('@smithy/types').AwsCredentialIdentityProvider
- *   | import('@smithy/types').AwsCredentialIdentity }} options
- * @returns {(request: { method: string, url: string, headers?: Record<string, string>, body?: string })
- *   => Promise<Record<string, string>>}
  */
-export function requestSigner({ region, credentials }) {
+export function requestSigner({
+  region,
+  credentials,
+}: {
+  region: string;
+  credentials?:
+    | import('@smithy/types').AwsCredentialIdentityProvider
+    | import('@smithy/types').AwsCredentialIdentity;
+}): (request: {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}) => Promise<Record<string, string>> {
   const signer = new SignatureV4({
     service: 'execute-api',
     region,
@@ -39,6 +47,6 @@ export function requestSigner({ region, credentials }) {
         ...(body === undefined ? {} : { body }),
       }),
     );
-    return /** @type {Record<string, string>} */ (signed.headers);
+    return signed.headers as Record<string, string>;
   };
 }
