@@ -8,6 +8,7 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 /**
  * One signer per region and credentials (the chain's credentials are resolved once and refreshed
@@ -18,9 +19,7 @@ export function requestSigner({
   credentials,
 }: {
   region: string;
-  credentials?:
-    | import('@smithy/types').AwsCredentialIdentityProvider
-    | import('@smithy/types').AwsCredentialIdentity;
+  credentials?: AwsCredentialIdentityProvider | AwsCredentialIdentity;
 }): (request: {
   method: string;
   url: string;

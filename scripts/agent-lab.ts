@@ -17,14 +17,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { BASE_PATH } from '../lib/http/base-path';
 import { freePort } from './dynamodb-local';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 
 /**
- * Why the real-daemon tests cannot run here, or undefined when they can.
- * @param [tools] the programs they run
+ * Why the real-daemon tests cannot run here (`tools`: the programs they run), or undefined when they can.
  */
 export function daemonsMissing(tools: string[] = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
@@ -41,16 +41,14 @@ export function daemonsMissing(tools: string[] = ['ip', 'ptp4l', 'pmc', 'gpsd', 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Polls `check` until it returns a value other than undefined.
- * @template T
- *
- * @param what what is awaited; a function is called at the time-out, so
- *   the message shows the state then (the agents' logs), not when the wait began
+ * Polls `check` until it returns a value other than undefined. `what` is what is awaited; a
+ * function is called at the time-out, so the message shows the state then (the agents' logs), not
+ * when the wait began.
  */
 export async function until<T>(
   check: () => T | undefined | Promise<T | undefined>,
   what: string | (() => string),
-  timeoutMs: number = 30_000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -132,7 +130,7 @@ export async function startService(dir: string) {
   await start();
   return {
     base: `http://127.0.0.1:${port}`,
-    api: `http://127.0.0.1:${port}/api/ocloudNotifications/v2`,
+    api: `http://127.0.0.1:${port}${BASE_PATH}`,
     start,
     /** What the running (or last) `npm start` printed. */
     output: () => current?.output() ?? '',
@@ -293,8 +291,7 @@ const GRANDMASTER_SETTINGS = [
 /**
  * Two network namespaces of the tests' own joined by a veth pair, each end up with its address
  * (and loopback up). Returns what removes them: deleting a namespace takes the veth end inside
- * it, and so the pair, with it.
- * @param first namespace, interface, address/prefix
+ * it, and so the pair, with it. Each side: namespace, interface, address/prefix.
  */
 function joinedNamespaces(first: [string, string, string], second: [string, string, string]) {
   const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
@@ -371,7 +368,7 @@ export async function startPtpPair(dir: string) {
   writeFileSync(gmConfig, gmText);
   writeFileSync(followerConfig, followerText);
 
-  let removeNamespaces: () => void = (): void => undefined;
+  let removeNamespaces = (): void => undefined;
   const remove = async () => {
     await gm?.stop();
     await follower?.stop();
@@ -581,7 +578,7 @@ export async function startChronydPair(dir: string) {
   let serverChild: ReturnType<typeof startChild> | undefined;
   let clientChild: ReturnType<typeof startChild> | undefined;
   let clientLog = '';
-  let removeNamespaces: () => void = (): void => undefined;
+  let removeNamespaces = (): void => undefined;
   const remove = async () => {
     await clientChild?.stop();
     await serverChild?.stop();

@@ -10,12 +10,13 @@
  * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md). The `v1a`
  * signature is checked too, with the keys of API_URL (default: npm start's on PORT or 3000).
  */
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject, randomBytes, verify } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import { BASE_PATH } from '../lib/http/base-path';
 import { LOCAL_TLS } from './local-tls';
 
 export const SECRET_FILE = '.data/consumer-secret';
@@ -44,7 +45,7 @@ function summary(
  * GET /signing-keys, fetched again when none verifies; reported, not enforced (v1 is).
  */
 function v1aChecker(api: string) {
-  let keys: import('node:crypto').KeyObject[] = [];
+  let keys: KeyObject[] = [];
   const verifies = (h: http.IncomingHttpHeaders, body: string) => {
     const content = Buffer.from(`${h['webhook-id']}.${h['webhook-timestamp']}.${body}`);
     const signatures = String(h['webhook-signature'])
@@ -59,7 +60,7 @@ function v1aChecker(api: string) {
       if (verifies(headers, body)) return 'v1a verified';
       try {
         const list = (await (await fetch(`${api}/signing-keys`)).json()) as {
-          Keys: { Jwk: import('node:crypto').JsonWebKey }[];
+          Keys: { Jwk: JsonWebKey }[];
         };
         keys = list.Keys.map((key) => createPublicKey({ key: key.Jwk, format: 'jwk' }));
       } catch (error) {
@@ -98,9 +99,7 @@ function main() {
   const { secret, from } = consumerSecret();
   const webhook = new Webhook(secret);
   const counts = { verified: 0, rejected: 0 };
-  const v1a = v1aChecker(
-    process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`,
-  );
+  const v1a = v1aChecker(process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}${BASE_PATH}`);
 
   const tls = process.argv.includes('--tls');
   const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {

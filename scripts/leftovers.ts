@@ -12,8 +12,14 @@ import { fileURLToPath } from 'node:url';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-type Recorded = { pid: number; what: string };
-type Record = { launcher: number; children: Recorded[] };
+interface Recorded {
+  pid: number;
+  what: string;
+}
+interface Launch {
+  launcher: number;
+  children: Recorded[];
+}
 
 export function leftoversFile(dataDir: string) {
   return join(dataDir, 'npm-start.pids.json');
@@ -44,12 +50,11 @@ function gone(pid: number) {
 
 /**
  * Stops the process groups a previous launcher recorded, if it is gone and they still run this
- * project's code; refuses to start beside a launcher that still runs on the same data.
- *
- * @returns what was stopped, e.g. "DynamoDB Local (pid 1234)"
+ * project's code; refuses to start beside a launcher that still runs on the same data. Returns
+ * what was stopped, e.g. "DynamoDB Local (pid 1234)".
  */
 export async function stopLeftovers(dataDir: string): Promise<string[]> {
-  let recorded: Record;
+  let recorded: Launch;
   try {
     recorded = JSON.parse(readFileSync(leftoversFile(dataDir), 'utf8'));
   } catch {
@@ -77,7 +82,7 @@ export async function stopLeftovers(dataDir: string): Promise<string[]> {
 }
 
 export async function recordProcesses(dataDir: string, processes: Recorded[]) {
-  const record: Record = { launcher: process.pid, children: processes };
+  const record: Launch = { launcher: process.pid, children: processes };
   await writeFile(leftoversFile(dataDir), JSON.stringify(record));
 }
 

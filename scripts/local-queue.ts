@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { QueueName } from '../lib/queue/queue-port';
 import type queueSettings from '../lib/queue/queues.json';
-import { LOCAL_ACCOUNT, runAction, type SqsApiContext, SqsApiError } from './local-queue/sqs-api';
+import { arn, LOCAL_ACCOUNT, runAction, type SqsApiContext, SqsApiError } from './local-queue/sqs-api';
 import { openQueueStore, type StoredMessage } from './local-queue/store';
 
 export type { QueueName };
@@ -135,7 +135,7 @@ export function sqsEvent(
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:${queueName}`,
+      eventSourceARN: arn(queueName),
       awsRegion: 'us-east-1',
     })),
   };

@@ -12,9 +12,10 @@
  * (default 18: every node plays the whole story, recovery included), INTERVAL_MS (default 1500).
  */
 import { randomUUID } from 'node:crypto';
+import { BASE_PATH } from '../lib/http/base-path';
 import { consumerSecret } from './consumer';
 
-const API = `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`;
+const API = `http://127.0.0.1:${process.env.PORT || 3000}${BASE_PATH}`;
 const CONSUMER_URL = `http://127.0.0.1:${process.env.CONSUMER_PORT || 9090}/events`;
 const INTERVAL_MS = Number(process.env.INTERVAL_MS || 1500);
 
@@ -38,7 +39,6 @@ const RESOURCES = {
 
 /**
  * One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns].
- * @type {Array<[string, string, number, string, number]>}
  */
 const STORY: Array<[string, string, number, string, number]> = [
   ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 12],

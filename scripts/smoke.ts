@@ -16,13 +16,11 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { requestSigner } from '../agent/sign-request';
+import { BASE_PATH } from '../lib/http/base-path';
 
-const API_PATH = '/api/ocloudNotifications/v2';
 const USAGE = 'usage: npm run smoke -- <base-url> [--endpoint <url>] [--listen <port>]';
 
-/**
- * @returns the exit code
- */
+/** Runs the smoke test; resolves to the exit code. */
 export async function smoke(
   args: string[],
   print: (line: string) => void = (line) => console.log(line),
@@ -37,7 +35,7 @@ export async function smoke(
     print(USAGE);
     return 2;
   }
-  const api = base.replace(/\/+$/, '').replace(new RegExp(`${API_PATH}$`), '') + API_PATH;
+  const api = base.replace(/\/+$/, '').replace(new RegExp(`${BASE_PATH}$`), '') + BASE_PATH;
   const region =
     process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(new URL(api).hostname)?.[1];
   const client = clientFor(api, region);

@@ -61,14 +61,13 @@ export function createLocalConsole({
   const counts: Counts = { published: 0, delivered: 0, failed: 0, deadLettered: 0 };
   let lastShown = '';
 
-  /** @param record an EMF record */
-  const count = (record: Record<string, unknown>) => {
+  const count = (emfRecord: Record<string, unknown>) => {
     for (const [metric, key] of Object.entries(COUNTERS)) {
-      const value = record[metric];
+      const value = emfRecord[metric];
       if (value !== undefined) counts[key] += values(value).reduce((sum, v) => sum + v, 0);
     }
     for (const [metric, key] of Object.entries(GAUGES)) {
-      const value = record[metric];
+      const value = emfRecord[metric];
       if (value !== undefined) counts[key] = values(value).at(-1);
     }
   };

@@ -66,8 +66,6 @@ export async function runAction(
       if (!context.queues.includes(name)) throw noSuchQueue(name);
       return { QueueUrl: `${context.baseUrl}/${LOCAL_ACCOUNT}/${name}` };
     }
-    case 'ListQueues':
-      return { QueueUrls: context.queues.map((name) => `${context.baseUrl}/${LOCAL_ACCOUNT}/${name}`) };
     case 'SendMessage': {
       const queue = queueOf();
       const entry = sendEntry(input);
@@ -245,9 +243,7 @@ function sendEntry(input: Record<string, unknown>) {
   return { body, delayMs: integer(input.DelaySeconds, 0, 0, MAX_DELAY_SECONDS, 'DelaySeconds') * 1000 };
 }
 
-/**
- * @param fallback undefined: required
- */
+/** An integer parameter within [min, max]; without `fallback` it is required. */
 function integer(value: unknown, fallback: number | undefined, min: number, max: number, name: string) {
   if (value === undefined && fallback !== undefined) return fallback;
   const number = Number(value);
