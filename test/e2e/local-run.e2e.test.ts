@@ -9,6 +9,7 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -16,6 +17,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTable, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
 import { type Offline, startOffline } from '../../scripts/offline';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+
+/** tsx's loader, by path: the scripts below run in folders of their own, where `tsx` does not resolve. */
+const TSX = createRequire(import.meta.url).resolve('tsx');
 
 let db: Awaited<ReturnType<typeof startDynamoDbLocal>>;
 let api: Offline;
@@ -127,7 +131,7 @@ describe('packaging the stack in the same checkout', () => {
 
 describe('npm run simulate', () => {
   const simulate = (cwd: string, env: Record<string, string>) =>
-    promisify(execFile)(process.execPath, ['--import', 'tsx', join(process.cwd(), 'scripts/simulate.ts')], {
+    promisify(execFile)(process.execPath, ['--import', TSX, join(process.cwd(), 'scripts/simulate.ts')], {
       cwd,
       env: { ...process.env, ...env },
       timeout: 120_000,
@@ -200,7 +204,7 @@ describe('npm run simulate', () => {
 async function startSampleConsumer(env: Record<string, string> = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'ocloud-consumer-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(process.cwd(), 'scripts/consumer.ts')], {
+  const child = spawn(process.execPath, ['--import', TSX, join(process.cwd(), 'scripts/consumer.ts')], {
     cwd: dir,
     env: { ...process.env, CONSUMER_PORT: String(port), ...env },
   });
