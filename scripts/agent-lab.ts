@@ -23,9 +23,7 @@ import { freePort } from './dynamodb-local';
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 
-/**
- * Why the real-daemon tests cannot run here (`tools`: the programs they run), or undefined when they can.
- */
+/** Why the real-daemon tests cannot run here (`tools`: the programs they run), or undefined when they can. */
 export function daemonsMissing(tools: string[] = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
   for (const tool of tools) {
@@ -62,9 +60,7 @@ export async function until<T>(
   }
 }
 
-/**
- * A child process whose output is kept, stopped with its whole process group.
- */
+/** A child process whose output is kept, stopped with its whole process group. */
 function startChild(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(command, args, {
     cwd: PROJECT_DIR,
@@ -139,9 +135,7 @@ export async function startService(dir: string) {
   };
 }
 
-/**
- * A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived.
- */
+/** A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived. */
 export async function startConsumer() {
   const received: Array<{
     at: number;
@@ -207,9 +201,7 @@ export function notificationsAt(received: () => Array<{ event: ReceivedEvent }>,
   return { eventsAt, valuesAt, expectValues };
 }
 
-/**
- * POSTs to the service, retrying while it is not up yet.
- */
+/** POSTs to the service, retrying while it is not up yet. */
 export async function post(url: string, body: unknown) {
   const response = await fetch(url, {
     method: 'POST',
@@ -472,9 +464,7 @@ function nmeaTime(d: Date) {
   };
 }
 
-/**
- * One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D).
- */
+/** One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D). */
 function nmeaSecond(at: { hms: string; dmy: string }, mode: 1 | 2 | 3) {
   if (mode === 1) {
     return [
@@ -497,9 +487,7 @@ function sentence(body: string) {
   return `$${body}*${sum.toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
-/**
- * gpsfake replaying `logPath` once into a gpsd of its own on `port`.
- */
+/** gpsfake replaying `logPath` once into a gpsd of its own on `port`. */
 export function startGpsfake(logPath: string, port: number) {
   return startChild('gpsfake', ['-q', '-c', '0.2', '-P', String(port), '-1', logPath]);
 }

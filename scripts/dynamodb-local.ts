@@ -59,9 +59,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * Throws unless `port` can be bound on 127.0.0.1 (so we never mistake another server for ours).
- */
+/** Throws unless `port` can be bound on 127.0.0.1 (so we never mistake another server for ours). */
 export function assertPortFree(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -139,9 +137,7 @@ function signalChild(child: ChildProcess, signal: NodeJS.Signals, group: boolean
   }
 }
 
-/**
- * Stops a child: SIGTERM (to its process group when `group`), SIGKILL after 3 s.
- */
+/** Stops a child: SIGTERM (to its process group when `group`), SIGKILL after 3 s. */
 export function stopChild(child: ChildProcess, group = false): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   const send = (signal: NodeJS.Signals) => signalChild(child, signal, group);
@@ -267,9 +263,7 @@ export async function ensureTable({ endpoint, tableName }: { endpoint: string; t
   }
 }
 
-/**
- * Waits (30 s at most) until the table and all its indexes are ACTIVE.
- */
+/** Waits (30 s at most) until the table and all its indexes are ACTIVE. */
 async function waitActive(client: DynamoDBClient, tableName: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {

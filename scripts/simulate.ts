@@ -37,9 +37,7 @@ const RESOURCES = {
   },
 };
 
-/**
- * One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns].
- */
+/** One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns]. */
 const STORY: Array<[string, string, number, string, number]> = [
   ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 12],
   ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 180],

@@ -29,9 +29,7 @@ const STATUS_EVERY_MS = 5000;
 export const QUEUE_FILE =
   process.env.LOCAL_QUEUE_FILE || fileURLToPath(new URL('../.data/queue.db', import.meta.url));
 
-/**
- * Dead letters are rare and always need a person: say which subscription, which event and why.
- */
+/** Dead letters are rare and always need a person: say which subscription, which event and why. */
 function reportDeadLetter({
   body,
   deadLetterSourceQueue,
@@ -51,9 +49,7 @@ function reportDeadLetter({
   }
 }
 
-/**
- * A port a killed process held comes free a moment after it exits.
- */
+/** A port a killed process held comes free a moment after it exits. */
 async function portFreeWithin(port: number, ms: number) {
   const deadline = Date.now() + ms;
   for (;;) {

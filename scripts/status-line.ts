@@ -46,9 +46,7 @@ const OFFLINE_NOISE = [
   /^[│┌└├]/,
 ];
 
-/**
- *   `onMetrics`: each EMF record, as counted (the local dashboard's feed)
- */
+/** `onMetrics`: each EMF record, as counted (the local dashboard's feed) */
 export function createLocalConsole({
   debug = false,
   print = (text) => process.stdout.write(`${text}\n`),
@@ -122,9 +120,7 @@ function values(value: unknown) {
   return (Array.isArray(value) ? value : [value]).map((v) => Number(v) || 0);
 }
 
-/**
- * Splits a stream into lines for `onLine`.
- */
+/** Splits a stream into lines for `onLine`. */
 export function forEachLine(
   stream: NodeJS.ReadableStream | null | undefined,
   onLine: (line: string) => void,

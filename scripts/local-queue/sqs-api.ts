@@ -51,9 +51,7 @@ export interface SqsApiContext {
   baseUrl: string;
 }
 
-/**
- * Runs one action. Returns the response body; throws SqsApiError for what SQS would refuse.
- */
+/** Runs one action. Returns the response body; throws SqsApiError for what SQS would refuse. */
 export async function runAction(
   context: SqsApiContext,
   action: string,
@@ -187,9 +185,7 @@ export async function runAction(
   }
 }
 
-/**
- * One visibility change, of a call or of a batch entry.
- */
+/** One visibility change, of a call or of a batch entry. */
 function changeVisibility(context: SqsApiContext, queue: string, input: Record<string, unknown>) {
   const seconds = integer(input.VisibilityTimeout, undefined, 0, MAX_VISIBILITY_SECONDS, 'VisibilityTimeout');
   if (!context.store.changeVisibility(queue, String(input.ReceiptHandle ?? ''), seconds * 1000)) {
