@@ -182,13 +182,19 @@ export function lambdaInvoker({
   };
 }
 
+/** A message put on the dead-letter queue: sent there, or moved by the redrive policy from `deadLetterSourceQueue`. */
+export interface DeadLetterNotice {
+  body: string;
+  deadLetterSourceQueue: string | undefined;
+}
+
 export interface LocalQueueOptions {
   /** 0 or undefined: a free port. */
   port?: number;
   /** The SQLite file; undefined: a new temporary file, removed on stop. */
   path?: string;
   consumers?: Consumer[];
-  onDeadLetter?: (message: { body: string; deadLetterSourceQueue: string | undefined }) => void;
+  onDeadLetter?: (message: DeadLetterNotice) => void;
   /** Problems of the poller (default console.error). */
   log?: (text: string) => void;
 }

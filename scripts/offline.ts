@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_PATH } from '../lib/http/base-path';
 import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local';
-import { type LocalQueue, lambdaInvoker, startLocalQueue } from './local-queue';
+import { type DeadLetterNotice, type LocalQueue, lambdaInvoker, startLocalQueue } from './local-queue';
 
 export interface OfflineOptions {
   /** HTTP port on 127.0.0.1; 0 or undefined picks a free one. */
@@ -28,7 +28,7 @@ export interface OfflineOptions {
   /** The local queue's SQLite file (default: a temporary one, removed on stop). */
   queuePath?: string;
   /** Called for every message put on the dead-letter queue. */
-  onDeadLetter?: (message: { body: string; deadLetterSourceQueue: string | undefined }) => void;
+  onDeadLetter?: (message: DeadLetterNotice) => void;
 }
 
 export interface Offline {

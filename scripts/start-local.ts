@@ -13,7 +13,7 @@ import { createMetricsHistory } from './dashboard/metrics.mjs';
 import { DASHBOARD_PATH, startDashboard } from './dashboard/server.mjs';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local';
 import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers';
-import { lambdaInvoker } from './local-queue';
+import { type DeadLetterNotice, lambdaInvoker } from './local-queue';
 import { ensureLocalTls } from './local-tls';
 import { startOffline } from './offline';
 import { createLocalConsole, forEachLine } from './status-line';
@@ -30,13 +30,7 @@ export const QUEUE_FILE =
   process.env.LOCAL_QUEUE_FILE || fileURLToPath(new URL('../.data/queue.db', import.meta.url));
 
 /** Dead letters are rare and always need a person: say which subscription, which event and why. */
-function reportDeadLetter({
-  body,
-  deadLetterSourceQueue,
-}: {
-  body: string;
-  deadLetterSourceQueue: string | undefined;
-}) {
+function reportDeadLetter({ body, deadLetterSourceQueue }: DeadLetterNotice) {
   try {
     const letter = JSON.parse(body);
     const what = letter.event ? `event ${letter.event.source} ${letter.event.id}` : 'a message';
