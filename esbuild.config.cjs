@@ -32,6 +32,6 @@ module.exports = () => ({
   packager: 'npm',
   // `serverless package` empties its work folder first. A running `npm start` (or a test's
   // offline) loads its handlers from the folder it built into, so each one builds into a folder of
-  // its own (scripts/offline.mjs sets it) and a packaging in the same checkout cannot remove them.
+  // its own (scripts/offline.ts sets it) and a packaging in the same checkout cannot remove them.
   outputWorkFolder: process.env.OCLOUD_BUILD_FOLDER || '.esbuild',
 });

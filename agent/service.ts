@@ -6,9 +6,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Backoff, backoffMs } from '../lib/backoff';
+import { BASE_PATH as API_PATH } from '../lib/http/base-path';
 import type { Outbox, QueuedEvent } from './outbox';
 import { Pause } from './pause';
-import { requestSigner } from './sign-request.mjs';
+import { requestSigner } from './sign-request';
 
 export type Auth =
   | { readonly kind: 'none' }
@@ -21,7 +22,6 @@ export interface Answer {
   readonly body: unknown;
 }
 
-const API_PATH = '/api/ocloudNotifications/v2';
 const REQUEST_TIMEOUT_MS = 5000;
 /**
  * Between rounds while the service cannot take events: 200 ms doubling to at most 5 s, with equal

@@ -24,7 +24,7 @@ import {
   startService,
   startUdpGpsd,
   until,
-} from '../scripts/agent-lab.mjs';
+} from '../scripts/agent-lab';
 import { print, quantile, runMain, stateEvent, verdict } from './common.mjs';
 
 const TRANSITIONS = Number(process.env.TRANSITIONS || 24);

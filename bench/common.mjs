@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
-import { queueEnv } from '../scripts/local-queue.mjs';
+import { queueEnv } from '../scripts/local-queue';
 
 export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 export const TABLE_NAME = 'ocloud-notifications-bench';

@@ -8,8 +8,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
-import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue.mjs';
+import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { DEFAULT_CONSUMERS, startLocalQueue } from '../scripts/local-queue';
 import * as bench from './common.mjs';
 
 const { median, pool, print, quantile, sleep, until, verdict } = bench;

@@ -10,14 +10,14 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
-import { startLocalQueue } from '../scripts/local-queue.mjs';
+import { BASE_PATH } from '../lib/http/base-path';
+import { ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { startLocalQueue } from '../scripts/local-queue';
 import { now, recordAwsCalls } from './aws-calls.mjs';
 import * as bench from './common.mjs';
 
+// No budget: ≤ 1.10× the same calls failed 4–6 of 13 routes in each quiet run (issue 32, decision 3).
 const { median, print } = bench;
-// No budget: ≤ 1.10× the same calls failed 4–6 of 13 routes in each quiet run (issue 32's
-// decision 3: a timed budget that cannot hold in 5 of 5 quiet runs becomes a figure).
 const ROUNDS = Number(process.env.ROUNDS || 31);
 const PRINCIPAL = 'arn:aws:iam::123456789012:user/bench';
 /** The AWS SDK's client packages a function may carry (`@aws-sdk/client-…`), and their clients' names. */
@@ -87,7 +87,6 @@ async function main() {
   const bundles = Object.fromEntries(
     await Promise.all(Object.entries(sources).map(async ([name, file]) => [name, await bench.bundle(file)])),
   );
-
   const db = await startDynamoDbLocal({ inMemory: true, quiet: true });
   const queue = await startLocalQueue({ log: () => undefined });
   /** @type {{ url: string, body: string, at: number }[]} POSTs to consumers: subscribing's sanity check */
@@ -109,7 +108,7 @@ async function main() {
 
     /** An HTTP API (payload 2.0) event. @param {string} method @param {string} path @param {Record<string, string>} [pathParameters] @param {unknown} [body] */
     const request = (method, path, pathParameters, body, principal = PRINCIPAL) => {
-      const rawPath = `/api/ocloudNotifications/v2${path}`;
+      const rawPath = `${BASE_PATH}${path}`;
       const http = { method, path: rawPath, sourceIp: '127.0.0.1' };
       const requestContext = { http, authorizer: { iam: { userArn: principal } }, requestId: randomUUID() };
       const headers = { host: 'notify.example.com', 'content-type': 'application/json' };

@@ -10,9 +10,9 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { createInterface } from 'node:readline';
 import { BatchWriteItemCommand, paginateScan } from '@aws-sdk/client-dynamodb';
-import { dynamoClient, ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local.mjs';
-import { startOffline } from '../scripts/offline.mjs';
-import { TABLE_NAME } from '../scripts/start-local.mjs';
+import { dynamoClient, ensureTable, startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { startOffline } from '../scripts/offline';
+import { TABLE_NAME } from '../scripts/start-local';
 import * as bench from './common.mjs';
 
 const { pool, print, quantile, verdict } = bench;

@@ -194,7 +194,7 @@ export function config(): Config {
 
 /**
  * The SQS queue URLs of delivery. Locally they are the queues of `npm start`'s SQS-speaking local
- * queue (scripts/local-queue.mjs), `http://127.0.0.1:PORT/000000000000/<queue>`: a call goes to
+ * queue (scripts/local-queue.ts), `http://127.0.0.1:PORT/000000000000/<queue>`: a call goes to
  * its queue URL's origin, as it does to SQS's regional endpoint.
  */
 export interface QueueConfig {

@@ -1,5 +1,5 @@
 import { NotFoundError } from '../../lib/errors';
-import { BASE_PATH } from '../../lib/http/request';
+import { BASE_PATH } from '../../lib/http/base-path';
 import { httpRoute } from '../../lib/http/route';
 import { assertMethodAllowed } from '../../lib/http/routes';
 

@@ -1,5 +1,5 @@
 import { BadRequestError, NotFoundError } from '../errors';
-import { BASE_PATH } from './request';
+import { BASE_PATH } from './base-path';
 
 const SUFFIX = '/CurrentState';
 

@@ -1,8 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config';
 import { BadRequestError, UnauthorizedError } from '../errors';
-
-export const BASE_PATH = '/api/ocloudNotifications/v2';
+import { BASE_PATH } from './base-path';
 
 /** An HTTP API v2 event whose JSON body, if any, has been parsed. */
 export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };

@@ -1,5 +1,5 @@
 import { MethodNotAllowedError, NotFoundError } from '../errors';
-import { BASE_PATH } from './request';
+import { BASE_PATH } from './base-path';
 
 /**
  * Every route of the API, once: the 405 answers (`assertMethodAllowed`, used by the `$default` route and the GET catch-all)

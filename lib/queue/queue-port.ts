@@ -2,7 +2,7 @@ import type queues from './queues.json';
 
 /**
  * The queues, as the service's code sees them. One adapter, SQS (`sqs-queue.ts`), in a deployment
- * and locally, where `scripts/local-queue.mjs` speaks SQS's protocol. Receiving and deleting are
+ * and locally, where `scripts/local-queue.ts` speaks SQS's protocol. Receiving and deleting are
  * not here: the platform does them (SQS event sources invoke the functions and delete what they do
  * not report as failed; the local queue's poller does the same).
  *

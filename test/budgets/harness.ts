@@ -33,7 +33,7 @@ import {
   type QueueName,
   sqsEvent,
   startLocalQueue,
-} from '../../scripts/local-queue.mjs';
+} from '../../scripts/local-queue';
 import { lambdaContext } from '../support/http-event';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;

@@ -6,8 +6,8 @@
 import http from 'node:http';
 import { describe, expect, it, vi } from 'vitest';
 import { parseDeliveryQueueMessage } from '../../lib/delivery/messages';
-import { runDeadLetters } from '../../scripts/dead-letters.mjs';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { runDeadLetters } from '../../scripts/dead-letters';
+import { freePort } from '../../scripts/dynamodb-local';
 import { trackConsumers } from '../support/consumer';
 import { waitForQueueIdle } from '../support/queue-idle';
 import { useQueuedDelivery } from '../support/queued-delivery';

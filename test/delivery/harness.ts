@@ -1,5 +1,5 @@
 /**
- * Queued delivery in-process: the local queue of `npm start` (scripts/local-queue.mjs) with its
+ * Queued delivery in-process: the local queue of `npm start` (scripts/local-queue.ts) with its
  * poller invoking the real fan-out and deliver handlers directly, instead of through serverless
  * offline. Tests that publish call `startDeliveryHarness()` in a beforeAll, before the first
  * publish, because the delivery settings are read once per test file.
@@ -8,7 +8,7 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { handler as deliverHandler } from '../../functions/queue/deliver';
 import { handler as fanOutHandler } from '../../functions/queue/fan-out';
 import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
-import { DEFAULT_CONSUMERS, type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { DEFAULT_CONSUMERS, type LocalQueue, startLocalQueue } from '../../scripts/local-queue';
 import { lambdaContext } from '../support/http-event';
 
 export interface HarnessOptions {

@@ -22,15 +22,16 @@ import {
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { recordAwsCalls } from '../../bench/aws-calls.mjs';
 import queues from '../../lib/queue/queues.json';
-import { SqsQueue } from '../../lib/queue/sqs-queue';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { SqsQueue, sqsClient } from '../../lib/queue/sqs-queue';
+import { freePort } from '../../scripts/dynamodb-local';
 import {
   type LocalQueue,
   lambdaInvoker,
   type SqsLikeEvent,
   startLocalQueue,
-} from '../../scripts/local-queue.mjs';
+} from '../../scripts/local-queue';
 
 let queue: LocalQueue | undefined;
 afterEach(async () => {
@@ -184,8 +185,9 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
     const q = await start();
     const adapter = new SqsQueue({ delivery: q.env.DELIVERY_QUEUE_URL });
     const bodies = Array.from({ length: 25 }, (_, i) => ({ body: `m${i}` }));
-    await adapter.send('delivery', bodies);
-    expect(q.stats().delivery).toMatchObject({ sent: 25, sendRequests: 3 });
+    const recording = recordAwsCalls(sqsClient());
+    await adapter.send('delivery', bodies).finally(recording.stop);
+    expect(recording.calls.map((call) => call.command)).toEqual(Array(3).fill('SendMessageBatch'));
     const received = [];
     for (let batch = await receive(q); batch.length > 0; batch = await receive(q)) received.push(...batch);
     // Its batches go out in parallel: as from SQS standard queues, no order across them.
@@ -212,9 +214,11 @@ describe('local queue: kept on disk', () => {
     const child = spawn(
       process.execPath,
       [
+        '--import',
+        'tsx',
         '--input-type=module',
         '-e',
-        `import { startLocalQueue } from ${JSON.stringify(new URL('../../scripts/local-queue.mjs', import.meta.url).href)};
+        `import { startLocalQueue } from ${JSON.stringify(new URL('../../scripts/local-queue.ts', import.meta.url).href)};
          const q = await startLocalQueue({ path: ${JSON.stringify(path)} });
          console.log(q.url);`,
       ],
@@ -281,7 +285,7 @@ describe('local queue: kept on disk', () => {
 
 describe('npm run dead-letters', () => {
   const run = (path: string, ...args: string[]) =>
-    spawnSync(process.execPath, ['scripts/dead-letters.mjs', ...args], {
+    spawnSync(process.execPath, ['--import', 'tsx', 'scripts/dead-letters.ts', ...args], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: { ...process.env, LOCAL_QUEUE_FILE: path },
       encoding: 'utf8',

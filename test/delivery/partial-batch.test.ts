@@ -14,7 +14,7 @@ import type { FanOutMessage } from '../../lib/delivery/messages';
 import { fanOutMessage } from '../../lib/delivery/messages';
 import { ServiceUnavailableError } from '../../lib/errors';
 import { fanOut, subscriptionStore, subscriptions } from '../../lib/services';
-import { type LocalQueue, sqsEvent, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { type LocalQueue, sqsEvent, startLocalQueue } from '../../scripts/local-queue';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { lambdaContext } from '../support/http-event';
 

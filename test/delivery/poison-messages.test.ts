@@ -12,7 +12,7 @@ import { handler as fanOutHandler } from '../../functions/queue/fan-out';
 import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
 import type { OutgoingMessage, QueueName } from '../../lib/queue/queue-port';
 import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
-import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue.mjs';
+import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue';
 import { lambdaContext } from '../support/http-event';
 import { RecordingQueue } from '../support/recording-queue';
 

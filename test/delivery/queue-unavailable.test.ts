@@ -3,8 +3,8 @@
  * Retry-After, and its retry of the same event is accepted and delivered once the queue is back.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
-import { queueEnv } from '../../scripts/local-queue.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
+import { queueEnv } from '../../scripts/local-queue';
 import { startConsumer } from '../support/consumer';
 import { eventAt, freshNode, LOCK_STATE, publish, registerPublisher, subscribe } from './api';
 import { startDeliveryHarness } from './harness';

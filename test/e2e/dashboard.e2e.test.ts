@@ -1,5 +1,5 @@
 /**
- * `npm start` as a developer runs it (node scripts/start-local.mjs, its own DynamoDB Local, queue
+ * `npm start` as a developer runs it (node scripts/start-local.ts, its own DynamoDB Local, queue
  * and serverless offline), a scripted run of publishers, subscribers and consumers that deliver,
  * fail and refuse, then: the delivery status and dead-letter routes over HTTP, and the local
  * dashboard in headless Chromium (Debian's `chromium`, driven by playwright-core), whose numbers
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { type NpmStart, startNpmStart } from '../support/npm-start';

@@ -8,13 +8,13 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
 
 const launchers: ChildProcess[] = [];
 const dirs: string[] = [];
 
 function launch(port: number, dataDir: string) {
-  const child = spawn(process.execPath, ['scripts/start-local.mjs'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], {
     env: { ...process.env, PORT: String(port), LOCAL_DYNAMODB_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -9,13 +9,17 @@ import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ensureTable, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local.mjs';
-import { type Offline, startOffline } from '../../scripts/offline.mjs';
+import { ensureTable, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
+import { type Offline, startOffline } from '../../scripts/offline';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+
+/** tsx's loader, by path: the scripts below run in folders of their own, where `tsx` does not resolve. */
+const TSX = createRequire(import.meta.url).resolve('tsx');
 
 let db: Awaited<ReturnType<typeof startDynamoDbLocal>>;
 let api: Offline;
@@ -127,7 +131,7 @@ describe('packaging the stack in the same checkout', () => {
 
 describe('npm run simulate', () => {
   const simulate = (cwd: string, env: Record<string, string>) =>
-    promisify(execFile)(process.execPath, [join(process.cwd(), 'scripts/simulate.mjs')], {
+    promisify(execFile)(process.execPath, ['--import', TSX, join(process.cwd(), 'scripts/simulate.ts')], {
       cwd,
       env: { ...process.env, ...env },
       timeout: 120_000,
@@ -194,13 +198,13 @@ describe('npm run simulate', () => {
 });
 
 /**
- * `npm run consumer` (scripts/consumer.mjs) in a folder of its own, where it keeps its secret
+ * `npm run consumer` (scripts/consumer.ts) in a folder of its own, where it keeps its secret
  * (.data/consumer-secret) for the simulator and the tour run there to read.
  */
 async function startSampleConsumer(env: Record<string, string> = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'ocloud-consumer-'));
   const port = await freePort();
-  const child = spawn(process.execPath, [join(process.cwd(), 'scripts/consumer.mjs')], {
+  const child = spawn(process.execPath, ['--import', TSX, join(process.cwd(), 'scripts/consumer.ts')], {
     cwd: dir,
     env: { ...process.env, CONSUMER_PORT: String(port), ...env },
   });
@@ -244,7 +248,9 @@ async function waitForQueueToDrain(): Promise<void> {
 
 describe('npm run smoke', () => {
   const smoke = (...args: string[]) =>
-    promisify(execFile)(process.execPath, ['scripts/smoke.mjs', ...args], { timeout: 60_000 }).then(
+    promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/smoke.ts', ...args], {
+      timeout: 60_000,
+    }).then(
       ({ stdout }) => ({ code: 0, stdout }),
       (error: { code: number; stdout: string }) => error,
     );

@@ -2,7 +2,7 @@
  * `npm start` keeps what it accepted: the service is stopped — Ctrl-C (SIGINT to its process
  * group), then a SIGKILL of every process it runs — with a notification waiting for its retry and
  * a fan-out under way, started again on the same data, and every notification arrives, never an
- * older one after a newer one for the same subscription. `node scripts/start-local.mjs` runs as a
+ * older one after a newer one for the same subscription. `node scripts/start-local.ts` runs as a
  * user runs it, on its own data directory and port.
  */
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { type NpmStart, startNpmStart } from '../support/npm-start';
 

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
 import { uniqueCluster } from '../support/fixtures';
 
 let launcher: ChildProcess;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'ocloud-store-restart-'));
   const port = await freePort();
   base = `http://127.0.0.1:${port}/api/ocloudNotifications/v2`;
-  launcher = spawn(process.execPath, ['scripts/start-local.mjs'], {
+  launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], {
     env: { ...process.env, PORT: String(port), LOCAL_DYNAMODB_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -3,13 +3,13 @@
  * the notification, and strict enough that the response check of every other test means something.
  */
 import { describe, expect, it } from 'vitest';
+import { BASE_PATH as BASE } from '../../lib/http/base-path';
 import document from '../../lib/http/openapi.json';
 import { ROUTES } from '../../lib/http/routes';
 import { version as packageVersion } from '../../package.json';
 import { openApiProblems } from '../support/openapi';
 import { api, expectJson } from './api';
 
-const BASE = '/api/ocloudNotifications/v2';
 const ID = '3f1c7c1e-9d7a-4c55-8f0e-1b2a3c4d5e6f';
 const info = {
   SubscriptionId: ID,

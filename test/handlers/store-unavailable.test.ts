@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
 import { lockStateEvent } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
 import { type ApiResponse, BASE_PATH, expectProblem, freshNode } from './api';

@@ -1,7 +1,7 @@
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
-import { createLocalConsole } from '../../scripts/status-line.mjs';
+import { createLocalConsole } from '../../scripts/status-line';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
 import { captureEmf, emfProblems, metricValues } from '../support/emf';

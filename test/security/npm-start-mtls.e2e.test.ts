@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { freePort } from '../../scripts/dynamodb-local.mjs';
+import { freePort } from '../../scripts/dynamodb-local';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { type NpmStart, startNpmStart } from '../support/npm-start';
 import { issue, makeCa } from './pki';
@@ -82,7 +82,7 @@ describe('mutual TLS and v1a under npm start', () => {
     }
     const port = await freePort();
     const secret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
-    const output = run(['scripts/consumer.mjs', '--tls'], {
+    const output = run(['--import', 'tsx', 'scripts/consumer.ts', '--tls'], {
       LOCAL_TLS_DIR: join(dir, 'tls'),
       CONSUMER_PORT: String(port),
       SIGNING_SECRET: secret,

@@ -11,7 +11,7 @@ import queues from '../../lib/queue/queues.json';
 import { deadLetterItem } from '../../lib/store/dead-letter-store';
 import tableSchema from '../../lib/store/table-schema.json';
 import packageJson from '../../package.json';
-import { DEFAULT_CONSUMERS } from '../../scripts/local-queue.mjs';
+import { DEFAULT_CONSUMERS } from '../../scripts/local-queue';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
 import { startConsumer } from '../support/consumer';
 import { captureEmf, type EmfRecord, emfProblems } from '../support/emf';

@@ -11,7 +11,7 @@ import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
 import { DynamoWrappedKeyStore } from '../../lib/store/signing-key-store';
-import { ensureTable } from '../../scripts/dynamodb-local.mjs';
+import { ensureTable } from '../../scripts/dynamodb-local';
 
 const KEY_ID = 'arn:aws:kms:us-east-1:123456789012:key/test';
 

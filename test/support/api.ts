@@ -27,7 +27,9 @@ import { startConsumer } from './consumer';
 import { lockStateEvent, uniqueCluster } from './fixtures';
 import { httpApiEvent, invoke } from './http-event';
 
-export const BASE_PATH = '/api/ocloudNotifications/v2';
+export { BASE_PATH } from '../../lib/http/base-path';
+
+import { BASE_PATH } from '../../lib/http/base-path';
 /** What `UriLocation` starts with for the default `host` / `x-forwarded-proto` of httpApiEvent. */
 export const PUBLIC_BASE = `https://notify.example.com${BASE_PATH}`;
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

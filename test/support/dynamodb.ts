@@ -3,7 +3,7 @@
  * Test files get its endpoint and table name through `inject` (see env.ts, a setupFiles entry).
  */
 import type { TestProject } from 'vitest/node';
-import { ensureTable, startDynamoDbLocal } from '../../scripts/dynamodb-local.mjs';
+import { ensureTable, startDynamoDbLocal } from '../../scripts/dynamodb-local';
 
 export const TEST_TABLE_NAME = 'ocloud-notifications-test';
 

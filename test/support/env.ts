@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { ensureTable } from '../../scripts/dynamodb-local.mjs';
+import { ensureTable } from '../../scripts/dynamodb-local';
 
 const endpoint = inject('dynamoEndpoint');
 if (!endpoint) {

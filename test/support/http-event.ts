@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { BASE_PATH } from '../../lib/http/base-path';
 import { assertDocumented } from './openapi';
 
 /** A real-shaped API Gateway HTTP API (payload 2.0) event, as the route would receive it. */
@@ -14,7 +15,7 @@ export function httpApiEvent(options: {
   authorizer?: unknown;
 }): APIGatewayProxyEventV2 {
   const [pathOnly = '', rawQueryString = ''] = options.path.split('?');
-  const rawPath = `/api/ocloudNotifications/v2${pathOnly}`;
+  const rawPath = `${BASE_PATH}${pathOnly}`;
   const query = new URLSearchParams(rawQueryString);
   const queryStringParameters = rawQueryString ? Object.fromEntries(query.entries()) : undefined;
   const body =

@@ -18,7 +18,7 @@ export interface NpmStart {
 }
 
 /**
- * Starts scripts/start-local.mjs on `port`, keeping DynamoDB Local's data and the queue in `dir`,
+ * Starts scripts/start-local.ts on `port`, keeping DynamoDB Local's data and the queue in `dir`,
  * and resolves once it has printed its last ready line (the dashboard's).
  */
 export async function startNpmStart(
@@ -26,7 +26,7 @@ export async function startNpmStart(
   port: number,
   env: Record<string, string> = {},
 ): Promise<NpmStart> {
-  const child = spawn(process.execPath, ['scripts/start-local.mjs'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], {
     cwd: PROJECT_DIR,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],

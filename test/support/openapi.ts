@@ -7,9 +7,9 @@
  */
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { BASE_PATH } from '../../lib/http/base-path';
 import document from '../../lib/http/openapi.json';
 
-export const BASE_PATH = '/api/ocloudNotifications/v2';
 const DOCUMENT_ID = 'https://ocloud-notifications.example/openapi.json';
 
 interface Header {

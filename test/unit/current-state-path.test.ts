@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { normaliseResourceAddress } from '../../lib/domain/resource-address';
 import { NotFoundError } from '../../lib/errors';
+import { BASE_PATH as BASE } from '../../lib/http/base-path';
 import { addressFromCurrentStatePath } from '../../lib/http/current-state-path';
 import { badRequest, thrown } from '../support/errors';
 
-const BASE = '/api/ocloudNotifications/v2';
 const PTP_LOCK = '/east-edge-10/site-3/node-7/sync/ptp-status/lock-state';
 
 describe('addressFromCurrentStatePath: addresses', () => {

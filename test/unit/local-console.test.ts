@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLocalConsole } from '../../scripts/status-line.mjs';
+import { createLocalConsole } from '../../scripts/status-line';
 
 const emf = (metrics: Record<string, number | number[]>) =>
   JSON.stringify({

@@ -1,6 +1,6 @@
-/** The SigV4 signer npm run smoke uses (agent/sign-request.mjs), with fixed credentials. */
+/** The SigV4 signer npm run smoke uses (agent/sign-request.ts), with fixed credentials. */
 import { describe, expect, it } from 'vitest';
-import { requestSigner } from '../../agent/sign-request.mjs';
+import { requestSigner } from '../../agent/sign-request';
 
 const credentials = {
   accessKeyId: 'AKIDEXAMPLE',

@@ -1,7 +1,7 @@
 /**
  * The node agent's OS clock against a real chronyd pair (`npm run test:agent`; root, chrony,
  * linuxptp): an NTP server chronyd and a client chronyd in two network namespaces of the test's
- * own, both with `-x` (scripts/agent-lab.mjs), the agent installed from its package
+ * own, both with `-x` (scripts/agent-lab.ts), the agent installed from its package
  * (`npm run build:agent`) into an empty folder and given the URL `npm start` printed, a combined
  * node that also follows a real grandmaster ptp4l, and a consumer subscribed through the service.
  */
@@ -30,7 +30,7 @@ import {
   startPtpPair,
   startService,
   until,
-} from '../../../scripts/agent-lab.mjs';
+} from '../../../scripts/agent-lab';
 
 const missing = daemonsMissing(['ip', 'chronyd', 'chronyc', 'ptp4l', 'pmc']);
 if (missing) console.warn(`Skipping the node agent's chronyd tests: ${missing}.`);

@@ -1,6 +1,6 @@
 /**
  * The node agent against the real daemons (`npm run test:agent`; root, linuxptp, gpsd): ptp4l as a
- * grandmaster and as a follower in two network namespaces of the test's own (scripts/agent-lab.mjs),
+ * grandmaster and as a follower in two network namespaces of the test's own (scripts/agent-lab.ts),
  * gpsd fed by gpsfake from NMEA logs written here, `npm start`, and a consumer subscribed through
  * the service. Each case ends at that consumer: the notifications arrive signed, in order, with
  * string values. Skipped, with the reason, where the daemons or root are missing.
@@ -23,7 +23,7 @@ import {
   startPtpPair,
   startService,
   until,
-} from '../../../scripts/agent-lab.mjs';
+} from '../../../scripts/agent-lab';
 
 const missing = daemonsMissing();
 if (missing) console.warn(`Skipping the node agent's real-daemon tests: ${missing}.`);

@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * `npm run smoke -- <base-url> [--endpoint <url>] [--listen <port>]`: proves a stage works end to
  * end. Registers a publisher under a fresh address, publishes, reads the current state back; with
@@ -16,17 +15,16 @@ import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
-import { requestSigner } from '../agent/sign-request.mjs';
+import { requestSigner } from '../agent/sign-request';
+import { BASE_PATH } from '../lib/http/base-path';
 
-const API_PATH = '/api/ocloudNotifications/v2';
 const USAGE = 'usage: npm run smoke -- <base-url> [--endpoint <url>] [--listen <port>]';
 
-/**
- * @param {string[]} args
- * @param {(line: string) => void} [print]
- * @returns {Promise<number>} the exit code
- */
-export async function smoke(args, print = (line) => console.log(line)) {
+/** Runs the smoke test; resolves to the exit code. */
+export async function smoke(
+  args: string[],
+  print: (line: string) => void = (line) => console.log(line),
+): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -37,7 +35,7 @@ export async function smoke(args, print = (line) => console.log(line)) {
     print(USAGE);
     return 2;
   }
-  const api = base.replace(/\/+$/, '').replace(new RegExp(`${API_PATH}$`), '') + API_PATH;
+  const api = base.replace(/\/+$/, '').replace(new RegExp(`${BASE_PATH}$`), '') + BASE_PATH;
   const region =
     process.env.AWS_REGION ?? /\.execute-api\.([a-z0-9-]+)\.amazonaws\.com$/.exec(new URL(api).hostname)?.[1];
   const client = clientFor(api, region);
@@ -46,11 +44,9 @@ export async function smoke(args, print = (line) => console.log(line)) {
     return 2;
   }
   const address = `/smoke-${randomUUID().slice(0, 8)}/site-1/node-1/sync/ptp-status/lock-state`;
-  /** @type {Array<() => Promise<unknown>>} */
-  const cleanup = [];
-  /** @param {string} name @param {() => Promise<string | undefined>} run */
-  const step = async (name, run) => {
-    let note;
+  const cleanup: Array<() => Promise<unknown>> = [];
+  const step = async (name: string, run: () => Promise<string | undefined>) => {
+    let note: string | undefined;
     try {
       note = await run();
     } catch (error) {
@@ -66,8 +62,7 @@ export async function smoke(args, print = (line) => console.log(line)) {
       return client.describe();
     });
 
-    /** @type {string} */
-    let publisherId = '';
+    let publisherId: string = '';
     await step(`register a publisher at ${address}`, async () => {
       const { status, json } = await client.call(
         'POST',
@@ -159,18 +154,30 @@ export async function smoke(args, print = (line) => console.log(line)) {
   return 0;
 }
 
-/**
- * @param {NonNullable<ReturnType<typeof clientFor>>} client
- * @param {{ address: string, publisherId: string, endpoint: string, listen: string | undefined,
- *   step: (name: string, run: () => Promise<string | undefined>) => Promise<void>,
- *   cleanup: Array<() => Promise<unknown>>, first: ReturnType<typeof lockState> }} context
- */
-async function subscribeAndReceive(client, { address, publisherId, endpoint, listen, step, cleanup, first }) {
+async function subscribeAndReceive(
+  client: NonNullable<ReturnType<typeof clientFor>>,
+  {
+    address,
+    publisherId,
+    endpoint,
+    listen,
+    step,
+    cleanup,
+    first,
+  }: {
+    address: string;
+    publisherId: string;
+    endpoint: string;
+    listen: string | undefined;
+    step: (name: string, run: () => Promise<string | undefined>) => Promise<void>;
+    cleanup: Array<() => Promise<unknown>>;
+    first: ReturnType<typeof lockState>;
+  },
+) {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const webhook = new Webhook(secret);
   const port = Number(listen ?? (new URL(endpoint).port || 80));
-  /** @type {Array<{ event?: any, failure?: string }>} */
-  const received = [];
+  const received: Array<{ event?: { id?: unknown }; failure?: string }> = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => {
@@ -178,7 +185,9 @@ async function subscribeAndReceive(client, { address, publisherId, endpoint, lis
     });
     req.on('end', () => {
       try {
-        received.push({ event: webhook.verify(raw, /** @type {Record<string, string>} */ (req.headers)) });
+        received.push({
+          event: webhook.verify(raw, req.headers as Record<string, string>) as { id?: unknown },
+        });
         res.writeHead(204).end();
       } catch (error) {
         received.push({ failure: error instanceof Error ? error.message : String(error) });
@@ -191,8 +200,7 @@ async function subscribeAndReceive(client, { address, publisherId, endpoint, lis
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
-  /** @param {string} id @param {string} what */
-  const arrival = async (id, what) => {
+  const arrival = async (id: string, what: string) => {
     for (let waited = 0; waited < 10_000; waited += 100) {
       const failure = received.find((r) => r.failure);
       expect(!failure, `${what}: a request failed signature verification (${failure?.failure})`);
@@ -250,10 +258,8 @@ async function subscribeAndReceive(client, { address, publisherId, endpoint, lis
 /**
  * How to call the stage: unsigned on a loopback host, SigV4 (and a bearer token for the consumer
  * routes with OCLOUD_TOKEN) elsewhere; undefined when a deployed stage's region is unknown.
- * @param {string} api
- * @param {string | undefined} region
  */
-function clientFor(api, region) {
+function clientFor(api: string, region: string | undefined) {
   const local = ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(api).hostname);
   const token = process.env.OCLOUD_TOKEN;
   if (!local && !region) return undefined;
@@ -263,17 +269,15 @@ function clientFor(api, region) {
       local
         ? 'loopback: unsigned'
         : `signed with SigV4 for ${region}${token ? '; consumer routes with OCLOUD_TOKEN' : ''}`,
-    /**
-     * @param {string} method
-     * @param {string} path
-     * @param {{ kind: 'open' | 'producer' | 'consumer' }} route
-     * @param {unknown} [body]
-     */
-    async call(method, path, { kind }, body) {
+    async call(
+      method: string,
+      path: string,
+      { kind }: { kind: 'open' | 'producer' | 'consumer' },
+      body?: unknown,
+    ) {
       const url = `${api}${path}`;
       const text = body === undefined ? undefined : JSON.stringify(body);
-      /** @type {Record<string, string>} */
-      let headers = text === undefined ? {} : { 'content-type': 'application/json' };
+      let headers: Record<string, string> = text === undefined ? {} : { 'content-type': 'application/json' };
       if (!local && kind === 'consumer' && token) headers.authorization = `Bearer ${token}`;
       else if (signer && kind !== 'open') {
         const { host: _host, ...signed } = await signer({
@@ -292,13 +296,12 @@ function clientFor(api, region) {
       } catch {
         // not JSON: /health's text
       }
-      return { status: response.status, text: answer, json: /** @type {Record<string, unknown>} */ (json) };
+      return { status: response.status, text: answer, json: json as Record<string, unknown> };
     },
   };
 }
 
-/** @param {string} address @param {string} value */
-function lockState(address, value) {
+function lockState(address: string, value: string) {
   return {
     id: randomUUID(),
     specversion: '1.0',
@@ -312,8 +315,7 @@ function lockState(address, value) {
   };
 }
 
-/** @param {boolean} condition @param {string} message */
-function expect(condition, message) {
+function expect(condition: boolean, message: string) {
   if (!condition) throw new Error(message);
 }
 

@@ -1,9 +1,7 @@
-// @ts-check
 /**
- * The local stand-in for SQS and its Lambda event sources, for `npm start`, the tests and the
- * benchmark. Four queues — fan-out, delivery, dead-letter, cleanup — kept in one SQLite file
- * (local-queue/store.mjs), so that what a send acknowledged survives Ctrl-C or a SIGKILL of the
- * whole process group, and served on 127.0.0.1 in SQS's own JSON protocol (local-queue/sqs-api.mjs):
+ * The local stand-in for SQS and its Lambda event sources, for `npm start` and the tests. Four queues — fan-out, delivery, dead-letter, cleanup — kept in one SQLite file
+ * (local-queue/store.ts), so that what a send acknowledged survives Ctrl-C or a SIGKILL of the
+ * whole process group, and served on 127.0.0.1 in SQS's own JSON protocol (local-queue/sqs-api.ts):
  * the functions talk to it through lib/queue/sqs-queue.ts, the adapter that is deployed, given
  * queue URLs `http://127.0.0.1:PORT/000000000000/<queue>` as configuration. Semantics as SQS
  * standard queues: delays, visibility time-outs, receive counts, receipt handles that go stale on
@@ -22,7 +20,7 @@
  * `batchItemFailures`; a failed invocation leaves its batch to come back after the visibility
  * time-out, as with SQS. An invocation that could not be made at all (offline's endpoint refused
  * the connection: nothing ran) is made again promptly, as Lambda's event source retries an
- * invocation it could not make. Types for TypeScript callers: local-queue.d.mts.
+ * invocation it could not make.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -31,21 +29,24 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOCAL_ACCOUNT, runAction, SqsApiError } from './local-queue/sqs-api.mjs';
-import { openQueueStore } from './local-queue/store.mjs';
+import type { QueueName } from '../lib/queue/queue-port';
+import type queueSettings from '../lib/queue/queues.json';
+import { arn, LOCAL_ACCOUNT, runAction, type SqsApiContext, SqsApiError } from './local-queue/sqs-api';
+import { openQueueStore, type StoredMessage } from './local-queue/store';
+
+export type { QueueName };
+
+/** The queues an event source polls; the dead-letter queue only keeps what was given up on. */
+type PolledQueue = Exclude<QueueName, 'dead-letter'>;
 
 /**
- * The queues and their settings, as serverless.yml declares them to SQS and the functions name them
- * (lib/queue/queues.json).
- * @type {Record<'fan-out' | 'delivery' | 'dead-letter' | 'cleanup', { urlVariable: string, visibilityTimeoutSeconds?: number, maxReceiveCount?: number }>}
+ * The queues and their settings, as serverless.yml declares them to SQS and the functions name them.
+ * Read with require: an ES module's JSON import needs an import attribute TypeScript's bundler mode refuses.
  */
-const QUEUES = createRequire(import.meta.url)('../lib/queue/queues.json');
-export const QUEUE_NAMES = /** @type {(keyof typeof QUEUES)[]} */ (Object.keys(QUEUES));
-/** The queues an event source polls; the dead-letter queue only keeps what was given up on. */
-const POLLED = ['fan-out', 'delivery', 'cleanup'];
+const QUEUES: typeof queueSettings = createRequire(import.meta.url)('../lib/queue/queues.json');
+export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
+const POLLED: PolledQueue[] = ['fan-out', 'delivery', 'cleanup'];
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
-/** SQS's batch calls (SendMessageBatch, DeleteMessageBatch) take at most 10 messages. */
-const SQS_BATCH = 10;
 /** SQS's default visibility time-out, for a queue no event source reads. */
 const DEFAULT_VISIBILITY_MS = 30_000;
 /** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
@@ -57,32 +58,34 @@ const REINVOKE_MAX_MS = 2000;
 /** The function was never reached (the connection was refused): nothing ran, so nothing failed. */
 export class NotInvokedError extends Error {}
 
-/**
- * @typedef {object} Consumer
- * @property {'fan-out' | 'delivery' | 'cleanup'} queue
- * @property {string} functionKey the function's key in serverless.yml
- * @property {number} batchSize
- * @property {number} visibilityMs the queue's visibility time-out
- * @property {number} concurrency invocations at once
- * @property {number} maxReceiveCount receives after which a message is moved to the dead-letter queue
- */
+export interface Consumer {
+  queue: PolledQueue;
+  /** The function's key in serverless.yml. */
+  functionKey: string;
+  batchSize: number;
+  /** The queue's visibility time-out. */
+  visibilityMs: number;
+  /** Invocations at once. */
+  concurrency: number;
+  /** Receives after which a message is moved to the dead-letter queue. */
+  maxReceiveCount: number;
+}
 
 /**
  * The event sources serverless.yml declares, with their queue's visibility time-out and redrive
  * budget from lib/queue/queues.json.
- * @param {'fan-out' | 'delivery' | 'cleanup'} queue
- * @param {{ functionKey: string, batchSize: number, concurrency: number }} source
- * @returns {Consumer}
  */
-const eventSource = (queue, source) => ({
+const eventSource = (
+  queue: PolledQueue,
+  source: { functionKey: string; batchSize: number; concurrency: number },
+): Consumer => ({
   queue,
   ...source,
-  visibilityMs: Number(QUEUES[queue].visibilityTimeoutSeconds) * 1000,
-  maxReceiveCount: Number(QUEUES[queue].maxReceiveCount),
+  visibilityMs: QUEUES[queue].visibilityTimeoutSeconds * 1000,
+  maxReceiveCount: QUEUES[queue].maxReceiveCount,
 });
 
-/** @type {Consumer[]} */
-export const DEFAULT_CONSUMERS = [
+export const DEFAULT_CONSUMERS: Consumer[] = [
   eventSource('fan-out', { functionKey: 'fanOut', batchSize: 10, concurrency: 4 }),
   // 5, as a standard mapping starts: a batch of packs is up to 250 notifications, and every
   // invocation's store calls share one DynamoDB Local.
@@ -91,41 +94,33 @@ export const DEFAULT_CONSUMERS = [
   eventSource('cleanup', { functionKey: 'removeRetiredSubscriptions', batchSize: 1, concurrency: 2 }),
 ];
 
+/** The functions' environment for a local queue: its queue URL variables and AWS_ENDPOINT_URL_SQS. */
+export type QueueEnv = Record<string, string>;
+
 /**
  * The variables the functions read their queue URLs from (serverless.yml maps them on the local
  * stage), for a local queue at `url`; and the SQS endpoint the AWS SDK reads by itself, so that
  * its client's endpoint is the queue URLs' host, as in AWS (else it warns at every call).
- * @param {string} url
  */
-export function queueEnv(url) {
-  return /** @type {Record<string, string>} */ ({
+export function queueEnv(url: string): QueueEnv {
+  return {
     ...Object.fromEntries(
       QUEUE_NAMES.map((name) => [QUEUES[name].urlVariable, `${url}/${LOCAL_ACCOUNT}/${name}`]),
     ),
     AWS_ENDPOINT_URL_SQS: url,
-  });
-}
-
-/** @param {import('./local-queue/store.mjs').StoredMessage} message */
-function view(message) {
-  return {
-    messageId: message.messageId,
-    receiptHandle: message.receiptHandle,
-    body: message.body,
-    receiveCount: message.receiveCount,
-    sentAt: message.sentAt,
-    firstReceivedAt: message.firstReceivedAt,
-    visibleAt: message.visibleAt,
-    deadLetterSourceQueue: message.deadLetterSourceQueue,
   };
 }
 
-/**
- * The event an SQS event source gives a Lambda.
- * @param {string} queueName
- * @param {import("./local-queue/store.mjs").StoredMessage[]} messages
- */
-export function sqsEvent(queueName, messages) {
+/** A message as GET /queues/{name}/messages and `messages(name)` show it. */
+const view = ({ seq: _seq, queue: _queue, ...message }: StoredMessage) => message;
+export type MessageView = ReturnType<typeof view>;
+
+/** The event an SQS event source gives a Lambda. */
+export function sqsEvent(
+  queueName: string,
+  messages: (Pick<StoredMessage, 'messageId' | 'body' | 'receiveCount' | 'sentAt'> &
+    Partial<Pick<StoredMessage, 'receiptHandle' | 'firstReceivedAt'>>)[],
+) {
   return {
     Records: messages.map((message) => ({
       messageId: message.messageId,
@@ -140,24 +135,30 @@ export function sqsEvent(queueName, messages) {
       messageAttributes: {},
       md5OfBody: '',
       eventSource: 'aws:sqs',
-      eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queueName}`,
+      eventSourceARN: arn(queueName),
       awsRegion: 'us-east-1',
     })),
   };
 }
+export type SqsLikeEvent = ReturnType<typeof sqsEvent>;
+/** Resolves to the function's result (a partial batch response); rejects when the invocation failed. */
+export type Invoke = (functionKey: string, event: SqsLikeEvent) => Promise<unknown>;
 
 /**
  * Invokes the functions through serverless offline's Lambda endpoint
  * (serverless-offline 14: POST /2015-03-31/functions/{name}/invocations, name `${service}-${stage}-${key}`).
- * @param {{ port: number, service?: string, stage?: string, timeoutMs?: number }} options
- * @returns {(functionKey: string, event: unknown) => Promise<unknown>}
  */
 export function lambdaInvoker({
   port,
   service = 'ocloud-notifications',
   stage = 'local',
   timeoutMs = 360_000,
-}) {
+}: {
+  port: number;
+  service?: string;
+  stage?: string;
+  timeoutMs?: number;
+}): (functionKey: string, event: unknown) => Promise<unknown> {
   return async (functionKey, event) => {
     const name = `${service}-${stage}-${functionKey}`;
     const response = await fetch(`http://127.0.0.1:${port}/2015-03-31/functions/${name}/invocations`, {
@@ -181,73 +182,57 @@ export function lambdaInvoker({
   };
 }
 
-/**
- * @typedef {object} LocalQueueOptions
- * @property {number} [port] 0 or undefined: a free port
- * @property {string} [path] the SQLite file; undefined: a new temporary file, removed on stop
- * @property {Consumer[]} [consumers]
- * @property {(message: { body: string, deadLetterSourceQueue: string | undefined }) => void} [onDeadLetter]
- * @property {(text: string) => void} [log] problems of the poller (default console.error)
- */
+/** A message put on the dead-letter queue: sent there, or moved by the redrive policy from `deadLetterSourceQueue`. */
+export interface DeadLetterNotice {
+  body: string;
+  deadLetterSourceQueue: string | undefined;
+}
 
-/**
- * Opens the queues and serves them. The poller starts with `startPolling(invoke)`.
- * @param {LocalQueueOptions} [options]
- */
+export interface LocalQueueOptions {
+  /** 0 or undefined: a free port. */
+  port?: number;
+  /** The SQLite file; undefined: a new temporary file, removed on stop. */
+  path?: string;
+  consumers?: Consumer[];
+  onDeadLetter?: (message: DeadLetterNotice) => void;
+  /** Problems of the poller (default console.error). */
+  log?: (text: string) => void;
+}
+
+const isQueue = (name: string | undefined): name is QueueName => QUEUE_NAMES.includes(name as QueueName);
+
+/** Opens the queues and serves them. The poller starts with `startPolling(invoke)`. */
 export async function startLocalQueue({
   port = 0,
   path,
   consumers = DEFAULT_CONSUMERS,
   onDeadLetter,
   log = (text) => console.error(text),
-} = {}) {
+}: LocalQueueOptions = {}) {
   const file = path ?? join(tmpdir(), `ocloud-queue-${process.pid}-${randomUUID()}.db`);
-  // A temporary queue dies with its process: its sends need no fsync (local-queue/store.mjs).
+  // A temporary queue dies with its process: its sends need no fsync (local-queue/store.ts).
   const store = openQueueStore(file, { durable: path !== undefined });
-  /** What SQS would have been asked for, per queue: messages, and requests (its batch calls take 10). */
-  const stats = Object.fromEntries(
-    QUEUE_NAMES.map((name) => [
-      name,
-      {
-        sent: 0,
-        sendRequests: 0,
-        received: 0,
-        receiveRequests: 0,
-        deleted: 0,
-        deleteRequests: 0,
-        visibilityChanges: 0,
-      },
-    ]),
-  );
-  const statsOf = (/** @type {string} */ name) => /** @type {(typeof stats)[string]} */ (stats[name]);
-  const consumerOf = (/** @type {string} */ name) => consumers.find((consumer) => consumer.queue === name);
+  const consumerOf = (name: string) => consumers.find((consumer) => consumer.queue === name);
   /** SQS redrive policy: too many receives → the dead-letter queue, body unchanged. */
-  const redrive = (/** @type {string} */ name) => {
+  const redrive = (name: string) => {
     const consumer = consumerOf(name);
     return consumer
       ? { maxReceiveCount: consumer.maxReceiveCount, deadLetterQueue: 'dead-letter' }
       : undefined;
   };
 
-  /** @type {Set<() => void>} wakes the pollers and long polls when messages arrive or become visible */
-  const wakers = new Set();
+  /** Wakes the pollers and long polls when messages arrive or become visible. */
+  const wakers = new Set<() => void>();
   const wake = () => {
     for (const waker of wakers) waker();
   };
 
-  /**
-   * @param {string} name
-   * @param {{ body: string, delayMs?: number }[]} messages
-   * @param {number} [requests] how many SQS calls carried them
-   */
-  const send = (name, messages, requests = Math.ceil(messages.length / SQS_BATCH)) => {
-    if (!QUEUE_NAMES.includes(/** @type {never} */ (name))) throw new Error(`no queue ${name}`);
+  const send = (name: string, messages: { body: string; delayMs?: number }[]) => {
+    if (!isQueue(name)) throw new Error(`no queue ${name}`);
     const ids = store.send(
       name,
       messages.map((message) => ({ body: message.body, delayMs: message.delayMs ?? 0 })),
     );
-    statsOf(name).sent += messages.length;
-    statsOf(name).sendRequests += requests;
     if (name === 'dead-letter')
       for (const message of messages)
         onDeadLetter?.({ body: message.body, deadLetterSourceQueue: undefined });
@@ -255,31 +240,22 @@ export async function startLocalQueue({
     return ids;
   };
 
-  /** @param {string} name @param {number} max @param {number} visibilityMs */
-  const receive = (name, max, visibilityMs) => {
+  const receive = (name: string, max: number, visibilityMs: number) => {
     const { received, moved } = store.receive(name, max, visibilityMs, redrive(name));
     for (const message of moved) onDeadLetter?.({ body: message.body, deadLetterSourceQueue: name });
-    if (received.length > 0) {
-      statsOf(name).receiveRequests += 1;
-      statsOf(name).received += received.length;
-    }
     return received;
   };
 
-  /** @type {import('./local-queue/sqs-api.mjs').SqsApiContext} */
-  const api = {
+  const api: SqsApiContext = {
     store,
     queues: QUEUE_NAMES,
     visibilityMs: (name) => consumerOf(name)?.visibilityMs ?? DEFAULT_VISIBILITY_MS,
     redrive,
     receive,
-    send: (name, entries) => send(name, entries, 1),
-    changed: (name) => {
-      statsOf(name).visibilityChanges += 1;
-      wake();
-    },
+    send,
+    changed: wake,
     waitForMessages: (ms) =>
-      new Promise((resolve) => {
+      new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           wakers.delete(done);
@@ -291,10 +267,8 @@ export async function startLocalQueue({
     baseUrl: '',
   };
 
-  /** @type {Array<{ stop: () => void, running: () => number }>} */
-  const pollers = [];
-  /** @type {Set<Promise<void>>} */
-  const running = new Set();
+  const pollers: Array<{ stop: () => void; running: () => number }> = [];
+  const running = new Set<Promise<void>>();
   const counts = () => {
     const now = store.counts();
     return Object.fromEntries(
@@ -302,9 +276,9 @@ export async function startLocalQueue({
         const { total, visible } = now.get(name) ?? { total: 0, visible: 0 };
         return [name, { total, visible, hidden: total - visible }];
       }),
-    );
+    ) as Record<QueueName, { total: number; visible: number; hidden: number }>;
   };
-  /** True when the polled queues are empty and no invocation is running. */
+  /** True when the polled queues are empty and no invocation is running; GET /idle answers the same. */
   const idle = () => {
     const now = store.counts();
     return (
@@ -314,9 +288,9 @@ export async function startLocalQueue({
   };
 
   const server = http.createServer((req, res) => {
-    const chunks = /** @type {Buffer[]} */ ([]);
+    const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk) => {
+    req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_REQUEST_BYTES) req.destroy();
       else chunks.push(chunk);
@@ -332,60 +306,50 @@ export async function startLocalQueue({
     });
   });
 
-  /**
-   * @param {string} method
-   * @param {string} url
-   * @param {string} text
-   * @param {http.ServerResponse} res
-   */
-  const serveAdmin = (method, url, text, res) => {
-    /** @param {number} status @param {unknown} body */
-    const reply = (status, body) =>
+  const serveAdmin = (method: string, url: string, text: string, res: http.ServerResponse) => {
+    const reply = (status: number, body: unknown) =>
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     try {
       const [, first, name, action] = url.split('?')[0]?.split('/') ?? [];
       if (first === 'health') return reply(200, { ok: true });
       if (first === 'idle') return reply(200, { idle: idle(), queues: counts() });
-      if (first !== 'queues' || !QUEUE_NAMES.includes(/** @type {never} */ (name)) || action !== 'messages') {
+      if (first !== 'queues' || !isQueue(name) || action !== 'messages') {
         return reply(404, { error: 'no such queue or action' });
       }
-      const queue = /** @type {string} */ (name);
-      if (method === 'GET') return reply(200, { messages: store.messages(queue).map(view) });
+      if (method === 'GET') return reply(200, { messages: store.messages(name).map(view) });
       if (method !== 'POST') return reply(405, { error: 'method not allowed' });
       const input = JSON.parse(text || '{}');
-      if (!Array.isArray(input.messages) || input.messages.some((m) => typeof m?.body !== 'string')) {
+      if (
+        !Array.isArray(input.messages) ||
+        input.messages.some((m: { body?: unknown } | null) => typeof m?.body !== 'string')
+      ) {
         return reply(400, { error: 'messages must be an array of {body, delayMs?}' });
       }
-      return reply(200, { messageIds: send(queue, input.messages) });
+      return reply(200, { messageIds: send(name, input.messages) });
     } catch (error) {
       return reply(400, { error: error instanceof Error ? error.message : String(error) });
     }
   };
 
-  await new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve(undefined)));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   const address = server.address();
   const listenPort = typeof address === 'object' && address ? address.port : 0;
   const url = `http://127.0.0.1:${listenPort}`;
   api.baseUrl = url;
 
-  /**
-   * Starts invoking the functions; `invoke(functionKey, sqsEvent)` resolves to the function's
-   * result (a partial batch response) or rejects when the invocation failed.
-   * @param {(functionKey: string, event: ReturnType<typeof sqsEvent>) => Promise<unknown>} invoke
-   */
-  const startPolling = (invoke) => {
+  /** Starts invoking the functions. */
+  const startPolling = (invoke: Invoke) => {
     for (const consumer of consumers) {
       const name = consumer.queue;
       let inflight = 0;
       let stopped = false;
-      /** @type {NodeJS.Timeout | undefined} */
-      let timer;
+      let timer: NodeJS.Timeout | undefined;
       let lastError = '';
       const halt = new AbortController();
-      const run = async (/** @type {import('./local-queue/store.mjs').StoredMessage[]} */ batch) => {
+      const run = async (batch: StoredMessage[]) => {
         // Made again, with the same receipt handles, until the batch's visibility time-out ends.
         const hiddenUntil = Math.min(...batch.map((message) => message.visibleAt));
-        let result;
+        let result: unknown;
         for (let wait = REINVOKE_FIRST_MS; ; wait = Math.min(2 * wait, REINVOKE_MAX_MS)) {
           try {
             result = await invoke(consumer.functionKey, sqsEvent(name, batch));
@@ -405,15 +369,16 @@ export async function startLocalQueue({
           }
         }
         lastError = '';
-        const failures = /** @type {{ batchItemFailures?: { itemIdentifier?: string }[] } | null} */ (result)
+        const failures = (result as { batchItemFailures?: { itemIdentifier?: string }[] } | null)
           ?.batchItemFailures;
         const kept = new Set((failures ?? []).map((failure) => failure.itemIdentifier));
         const done = batch.filter((message) => !kept.has(message.messageId));
         // The event source deletes a batch's successes with one DeleteMessageBatch.
-        if (done.length === 0) return;
-        const handles = done.map((message) => message.receiptHandle ?? '');
-        statsOf(name).deleted += store.deleteAll(name, handles);
-        statsOf(name).deleteRequests += 1;
+        if (done.length > 0)
+          store.deleteAll(
+            name,
+            done.map((message) => message.receiptHandle ?? ''),
+          );
       };
       const pump = () => {
         clearTimeout(timer);
@@ -459,17 +424,19 @@ export async function startLocalQueue({
   };
 
   return {
+    /** The endpoint: SQS's JSON protocol at POST /, the queue URLs below it. */
     url,
     port: listenPort,
+    /** The SQLite file. */
     path: file,
+    /** The queue URLs, as the functions' environment (serverless.yml maps them on the local stage). */
     env: queueEnv(url),
     startPolling,
-    /** @param {string} name @param {{ body: string, delayMs?: number }[]} messages */
-    send: (name, messages) => send(name, messages),
+    send: (name: QueueName, messages: { body: string; delayMs?: number }[]) => send(name, messages),
     /** Every message of a queue, visible or not. */
-    messages: (/** @type {string} */ name) => store.messages(name).map(view),
+    messages: (name: QueueName) => store.messages(name).map(view),
     /** The bodies on the dead-letter queue, parsed when they are JSON. */
-    deadLetters: () =>
+    deadLetters: (): unknown[] =>
       store.messages('dead-letter').map((message) => {
         try {
           return JSON.parse(message.body);
@@ -478,36 +445,27 @@ export async function startLocalQueue({
         }
       }),
     counts,
-    /** Per queue, the messages and the SQS-equivalent requests so far. */
-    stats: () => Object.fromEntries(Object.entries(stats).map(([name, value]) => [name, { ...value }])),
     idle,
     async stop() {
       for (const poller of pollers) poller.stop();
       await Promise.allSettled([...running]);
       server.closeAllConnections();
-      await new Promise((resolve) => server.close(() => resolve(undefined)));
+      await new Promise((resolve) => server.close(resolve));
       store.close();
       if (!path) for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     },
   };
 }
+export type LocalQueue = Awaited<ReturnType<typeof startLocalQueue>>;
 
-/**
- * @param {import('./local-queue/sqs-api.mjs').SqsApiContext} api
- * @param {string} target
- * @param {string} text
- * @param {http.ServerResponse} res
- */
-async function serveSqs(api, target, text, res) {
+async function serveSqs(api: SqsApiContext, target: string, text: string, res: http.ServerResponse) {
   const action = target.startsWith('AmazonSQS.') ? target.slice('AmazonSQS.'.length) : '';
-  /** @param {number} status @param {unknown} body @param {Record<string, string>} [headers] */
-  const reply = (status, body, headers = {}) =>
+  const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
     res
       .writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...headers })
       .end(JSON.stringify(body));
   try {
-    /** @type {unknown} */
-    let input;
+    let input: unknown;
     try {
       input = JSON.parse(text || '{}');
     } catch {
@@ -516,7 +474,7 @@ async function serveSqs(api, target, text, res) {
     if (typeof input !== 'object' || input === null || Array.isArray(input)) {
       throw new SqsApiError('InvalidParameterValue', 'The request body is not a JSON object');
     }
-    reply(200, await runAction(api, action, /** @type {Record<string, unknown>} */ (input)));
+    reply(200, await runAction(api, action, input as Record<string, unknown>));
   } catch (error) {
     if (error instanceof SqsApiError) {
       reply(

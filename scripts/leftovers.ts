@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * What a killed `npm start` leaves behind. Its DynamoDB Local and serverless offline run in
  * process groups of their own (so that Ctrl-C reaches them in order); when the launcher itself is
@@ -13,16 +12,20 @@ import { fileURLToPath } from 'node:url';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-/** @typedef {{ pid: number, what: string }} Recorded */
-/** @typedef {{ launcher: number, children: Recorded[] }} Record */
+interface Recorded {
+  pid: number;
+  what: string;
+}
+interface Launch {
+  launcher: number;
+  children: Recorded[];
+}
 
-/** @param {string} dataDir */
-export function leftoversFile(dataDir) {
+export function leftoversFile(dataDir: string) {
   return join(dataDir, 'npm-start.pids.json');
 }
 
-/** @param {number} pid */
-function runsThisProject(pid) {
+function runsThisProject(pid: number) {
   try {
     process.kill(pid, 0);
     return (
@@ -35,7 +38,7 @@ function runsThisProject(pid) {
 }
 
 /** Exited, its files (and so its ports) closed: no such process, or a zombie not reaped yet. */
-function gone(/** @type {number} */ pid) {
+function gone(pid: number) {
   try {
     process.kill(pid, 0);
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -47,13 +50,11 @@ function gone(/** @type {number} */ pid) {
 
 /**
  * Stops the process groups a previous launcher recorded, if it is gone and they still run this
- * project's code; refuses to start beside a launcher that still runs on the same data.
- * @param {string} dataDir
- * @returns {Promise<string[]>} what was stopped, e.g. "DynamoDB Local (pid 1234)"
+ * project's code; refuses to start beside a launcher that still runs on the same data. Returns
+ * what was stopped, e.g. "DynamoDB Local (pid 1234)".
  */
-export async function stopLeftovers(dataDir) {
-  /** @type {Record} */
-  let recorded;
+export async function stopLeftovers(dataDir: string): Promise<string[]> {
+  let recorded: Launch;
   try {
     recorded = JSON.parse(readFileSync(leftoversFile(dataDir), 'utf8'));
   } catch {
@@ -80,17 +81,11 @@ export async function stopLeftovers(dataDir) {
   return alive.map(({ pid, what }) => `${what} (pid ${pid})`);
 }
 
-/**
- * @param {string} dataDir
- * @param {Recorded[]} processes
- */
-export async function recordProcesses(dataDir, processes) {
-  /** @type {Record} */
-  const record = { launcher: process.pid, children: processes };
+export async function recordProcesses(dataDir: string, processes: Recorded[]) {
+  const record: Launch = { launcher: process.pid, children: processes };
   await writeFile(leftoversFile(dataDir), JSON.stringify(record));
 }
 
-/** @param {string} dataDir */
-export async function forgetProcesses(dataDir) {
+export async function forgetProcesses(dataDir: string) {
   await rm(leftoversFile(dataDir), { force: true });
 }

@@ -1,30 +1,30 @@
-// @ts-check
 /**
  * DynamoDB Local under `npm start`, started again when it dies. It comes back on the same port and
  * the same data, so the handlers, whose endpoint does not change, simply reconnect: while it is
  * down their calls are refused and every route answers 503 with Retry-After (GET /health too).
  */
-import { startDynamoDbLocal } from './dynamodb-local.mjs';
+import { startDynamoDbLocal } from './dynamodb-local';
 
 const FIRST_RETRY_MS = 1000;
 const LONGEST_RETRY_MS = 30_000;
 
-/**
- * @param {{ port: number, dbPath: string, log?: (text: string) => void, onStarted?: (pid: number) => void }} options
- */
 export async function superviseDynamoDbLocal({
   port,
   dbPath,
   log = (text) => console.error(text),
   onStarted = () => {},
+}: {
+  port: number;
+  dbPath: string;
+  log?: (text: string) => void;
+  onStarted?: (pid: number) => void;
 }) {
   let current = await startDynamoDbLocal({ port, dbPath, quiet: true });
   const fixedPort = Number(new URL(current.endpoint).port);
   let stopping = false;
-  /** @type {NodeJS.Timeout | undefined} */
-  let timer;
+  let timer: NodeJS.Timeout | undefined;
 
-  const restart = (/** @type {number} */ waitMs) => {
+  const restart = (waitMs: number) => {
     timer = setTimeout(async () => {
       if (stopping) return;
       try {

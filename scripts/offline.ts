@@ -1,38 +1,51 @@
-// @ts-check
 /**
  * Starts `serverless offline` (serverless-offline 14) against a DynamoDB endpoint and waits until
  * the API's health resource answers 200. Used by `npm start` and by the end-to-end tests.
- * Types for TypeScript callers: offline.d.mts.
- *
- * @typedef {object} OfflineOptions
- * @property {number} [port] HTTP port on 127.0.0.1; 0 or undefined picks a free one.
- * @property {string} dynamoEndpoint e.g. http://127.0.0.1:8000 (becomes AWS_ENDPOINT_URL_DYNAMODB)
- * @property {Record<string, string>} [env] Extra environment, applied last.
- * @property {string} [stage] Default "local".
- * @property {boolean} [quiet] Do not forward serverless' output (it is still captured for errors).
- * @property {number} [timeoutMs] Readiness time-out, default 60 000.
- * @property {boolean} [localQueue] Start the local queue and its poller (default true): delivery
- *   then runs as in the cloud, through the fanOut and deliver functions.
- * @property {string} [queuePath] the local queue's SQLite file (default: a temporary one)
- * @property {(message: { body: string, deadLetterSourceQueue: string | undefined }) => void} [onDeadLetter]
- *
- * @typedef {object} Offline
- * @property {string} url API root, e.g. http://127.0.0.1:3000/api/ocloudNotifications/v2
- * @property {number} port
- * @property {() => Promise<void>} stop Kills the whole process group; resolves once it exited.
- * @property {import("node:child_process").ChildProcess} process
- * @property {() => string} output The last 50 000 characters it printed.
- * @property {number} lambdaPort serverless offline's Lambda invoke endpoint
- * @property {import('./local-queue.mjs').LocalQueue | undefined} queue the local queue, when started
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local.mjs';
-import { lambdaInvoker, startLocalQueue } from './local-queue.mjs';
+import { BASE_PATH } from '../lib/http/base-path';
+import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local';
+import { type DeadLetterNotice, type LocalQueue, lambdaInvoker, startLocalQueue } from './local-queue';
 
-export const API_PATH = '/api/ocloudNotifications/v2';
+export interface OfflineOptions {
+  /** HTTP port on 127.0.0.1; 0 or undefined picks a free one. */
+  port?: number;
+  /** e.g. http://127.0.0.1:8000 (becomes AWS_ENDPOINT_URL_DYNAMODB) */
+  dynamoEndpoint: string;
+  /** Extra environment, applied last (AWS_* variables reach the handlers). */
+  env?: Record<string, string>;
+  /** Default "local". */
+  stage?: string;
+  /** Do not forward serverless' output (it is still captured for errors). */
+  quiet?: boolean;
+  /** Readiness time-out, default 60 000. */
+  timeoutMs?: number;
+  /** Start the local queue and its poller (default true): delivery then runs through fanOut and deliver. */
+  localQueue?: boolean;
+  /** The local queue's SQLite file (default: a temporary one, removed on stop). */
+  queuePath?: string;
+  /** Called for every message put on the dead-letter queue. */
+  onDeadLetter?: (message: DeadLetterNotice) => void;
+}
+
+export interface Offline {
+  /** API root, e.g. http://127.0.0.1:3000/api/ocloudNotifications/v2 */
+  url: string;
+  port: number;
+  /** Kills the whole process group; resolves once it exited. */
+  stop: () => Promise<void>;
+  process: ChildProcess;
+  /** The last 50 000 characters it printed. */
+  output: () => string;
+  /** serverless offline's Lambda invoke endpoint. */
+  lambdaPort: number;
+  /** The local queue, when started. */
+  queue: LocalQueue | undefined;
+}
+
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
 const NO_CONTENT_PRELOAD = fileURLToPath(new URL('./offline-no-content.cjs', import.meta.url));
 const PROBLEMS_PRELOAD = fileURLToPath(new URL('./offline-problems.cjs', import.meta.url));
@@ -40,10 +53,6 @@ const PROBLEMS_PRELOAD = fileURLToPath(new URL('./offline-problems.cjs', import.
 const DASHBOARD_PRELOAD = fileURLToPath(new URL('./dashboard/route.cjs', import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-/**
- * @param {OfflineOptions} options
- * @returns {Promise<Offline>}
- */
 export async function startOffline({
   port,
   dynamoEndpoint,
@@ -54,7 +63,7 @@ export async function startOffline({
   localQueue = true,
   queuePath,
   onDeadLetter,
-}) {
+}: OfflineOptions): Promise<Offline> {
   const httpPort = port || (await freePort());
   await assertPortFree(httpPort);
   const lambdaPort = await freePort();
@@ -111,8 +120,7 @@ export async function startOffline({
   });
   killOnExit(child, true);
   let output = '';
-  /** @param {Buffer} chunk */
-  const capture = (chunk) => {
+  const capture = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-50_000);
   };
   child.stdout?.on('data', capture);
@@ -122,7 +130,7 @@ export async function startOffline({
     child.stderr?.pipe(process.stderr, { end: false });
   }
 
-  const url = `http://127.0.0.1:${httpPort}${API_PATH}`;
+  const url = `http://127.0.0.1:${httpPort}${BASE_PATH}`;
   // Offline before its queue: a handler still running when the queue closed would fail to enqueue
   // (ECONNREFUSED) and answer 503, and bench:storm's clean-up after a failure logged hundreds.
   const stop = async () => {

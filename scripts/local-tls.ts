@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The local stage's mutual TLS: on the first `npm start`, a CA and a client certificate it signs
  * under .data/tls (made by the `openssl` command), and a server certificate for 127.0.0.1 and
@@ -21,18 +20,11 @@ export const LOCAL_TLS = {
   consumerKey: join(TLS_DIR, 'consumer-key.pem'),
 };
 
-/** @param {string[]} args */
-function openssl(...args) {
+function openssl(...args: string[]) {
   execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
-/**
- * @param {string} name
- * @param {string} extensions
- * @param {string} out
- * @param {string} keyOut
- */
-function issue(name, extensions, out, keyOut) {
+function issue(name: string, extensions: string, out: string, keyOut: string) {
   const csr = `${out}.csr`;
   const ext = `${out}.ext`;
   openssl(
@@ -74,9 +66,8 @@ function issue(name, extensions, out, keyOut) {
 /**
  * Makes what is missing; answers the environment `serverless offline`'s functions read (lib/config.ts),
  * or nothing (with why) when `openssl` is not installed: deliveries then present no client certificate.
- * @returns {{ env: Record<string, string>, note: string }}
  */
-export function ensureLocalTls() {
+export function ensureLocalTls(): { env: Record<string, string>; note: string } {
   try {
     mkdirSync(TLS_DIR, { recursive: true, mode: 0o700 });
     if (!existsSync(LOCAL_TLS.ca)) {
@@ -115,9 +106,7 @@ export function ensureLocalTls() {
     }
   } catch (error) {
     const reason =
-      /** @type {NodeJS.ErrnoException} */ (error).code === 'ENOENT'
-        ? 'openssl is not installed'
-        : String(error);
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'openssl is not installed' : String(error);
     return { env: {}, note: `No client certificate for https endpoints (${reason}).` };
   }
   return {

@@ -12,18 +12,25 @@
  * line of their own).
  */
 
-/** @typedef {{ published: number, delivered: number, failed: number, deadLettered: number, subscriptions?: number, publishers?: number }} Counts */
+type Counts = {
+  published: number;
+  delivered: number;
+  failed: number;
+  deadLettered: number;
+  subscriptions?: number;
+  publishers?: number;
+};
 
-const COUNTERS = /** @type {const} */ ({
+const COUNTERS = {
   EventsPublished: 'published',
   NotificationsDelivered: 'delivered',
   NotificationDeliveryFailures: 'failed',
   NotificationsDeadLettered: 'deadLettered',
-});
-const GAUGES = /** @type {const} */ ({
+} as const;
+const GAUGES = {
   ActiveSubscriptions: 'subscriptions',
   ActivePublishers: 'publishers',
-});
+} as const;
 
 /** serverless offline's own chatter: its banner, function list and one pair of lines per request. */
 const OFFLINE_NOISE = [
@@ -39,27 +46,26 @@ const OFFLINE_NOISE = [
   /^[│┌└├]/,
 ];
 
-/**
- * @param {{ debug?: boolean, print?: (text: string) => void, onMetrics?: (record: Record<string, unknown>) => void }} [options]
- *   `onMetrics`: each EMF record, as counted (the local dashboard's feed)
- */
+/** `onMetrics`: each EMF record, as counted (the local dashboard's feed) */
 export function createLocalConsole({
   debug = false,
   print = (text) => process.stdout.write(`${text}\n`),
   onMetrics,
+}: {
+  debug?: boolean;
+  print?: (text: string) => void;
+  onMetrics?: (record: Record<string, unknown>) => void;
 } = {}) {
-  /** @type {Counts} */
-  const counts = { published: 0, delivered: 0, failed: 0, deadLettered: 0 };
+  const counts: Counts = { published: 0, delivered: 0, failed: 0, deadLettered: 0 };
   let lastShown = '';
 
-  /** @param {Record<string, unknown>} record an EMF record */
-  const count = (record) => {
+  const count = (emfRecord: Record<string, unknown>) => {
     for (const [metric, key] of Object.entries(COUNTERS)) {
-      const value = record[metric];
+      const value = emfRecord[metric];
       if (value !== undefined) counts[key] += values(value).reduce((sum, v) => sum + v, 0);
     }
     for (const [metric, key] of Object.entries(GAUGES)) {
-      const value = record[metric];
+      const value = emfRecord[metric];
       if (value !== undefined) counts[key] = values(value).at(-1);
     }
   };
@@ -67,9 +73,8 @@ export function createLocalConsole({
   return {
     counts,
     /** One line the service printed. */
-    line(/** @type {string} */ text) {
-      /** @type {Record<string, unknown> | undefined} */
-      let json;
+    line(text: string) {
+      let json: Record<string, unknown> | undefined;
       if (text.startsWith('{')) {
         try {
           json = JSON.parse(text);
@@ -94,7 +99,7 @@ export function createLocalConsole({
     },
     /** The status line, or undefined when nothing changed since the last one. */
     status(now = new Date()) {
-      const known = (/** @type {number | undefined} */ n) => (n === undefined ? '?' : String(n));
+      const known = (n: number | undefined) => (n === undefined ? '?' : String(n));
       const text = [
         `subscriptions ${known(counts.subscriptions)}`,
         `publishers ${known(counts.publishers)}`,
@@ -111,16 +116,15 @@ export function createLocalConsole({
 }
 
 /** An EMF value: a number, or an array of them when one record carries several. */
-function values(/** @type {unknown} */ value) {
+function values(value: unknown) {
   return (Array.isArray(value) ? value : [value]).map((v) => Number(v) || 0);
 }
 
-/**
- * Splits a stream into lines for `onLine`.
- * @param {NodeJS.ReadableStream | null | undefined} stream
- * @param {(line: string) => void} onLine
- */
-export function forEachLine(stream, onLine) {
+/** Splits a stream into lines for `onLine`. */
+export function forEachLine(
+  stream: NodeJS.ReadableStream | null | undefined,
+  onLine: (line: string) => void,
+) {
   let rest = '';
   stream?.on('data', (chunk) => {
     const lines = (rest + chunk.toString()).split('\n');

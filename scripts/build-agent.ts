@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * `npm run build:agent`: the node agent as one npm package a node installs on its own,
  * `dist/ocloud-node-agent-<version>.tgz`, with the bin `ocloud-node-agent`. esbuild bundles the

@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The node agent's lab: the real daemons and processes its tests (test/agent/daemons/) and its
  * benchmark (bench/agent.mjs) run, here so that the bench imports nothing from test/: ptp4l as a
@@ -14,19 +13,18 @@ import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort } from './dynamodb-local.mjs';
+import { BASE_PATH } from '../lib/http/base-path';
+import { freePort } from './dynamodb-local';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
 
-/**
- * Why the real-daemon tests cannot run here, or undefined when they can.
- * @param {string[]} [tools] the programs they run
- */
-export function daemonsMissing(tools = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
+/** Why the real-daemon tests cannot run here (`tools`: the programs they run), or undefined when they can. */
+export function daemonsMissing(tools: string[] = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
   for (const tool of tools) {
     try {
@@ -38,21 +36,18 @@ export function daemonsMissing(tools = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']
   return undefined;
 }
 
-/**
- * @param {number} ms
- */
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Polls `check` until it returns a value other than undefined.
- * @template T
- * @param {() => T | undefined | Promise<T | undefined>} check
- * @param {string | (() => string)} what what is awaited; a function is called at the time-out, so
- *   the message shows the state then (the agents' logs), not when the wait began
- * @param {number} [timeoutMs]
- * @returns {Promise<T>}
+ * Polls `check` until it returns a value other than undefined. `what` is what is awaited; a
+ * function is called at the time-out, so the message shows the state then (the agents' logs), not
+ * when the wait began.
  */
-export async function until(check, what, timeoutMs = 30_000) {
+export async function until<T>(
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string | (() => string),
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -65,11 +60,8 @@ export async function until(check, what, timeoutMs = 30_000) {
   }
 }
 
-/**
- * A child process whose output is kept, stopped with its whole process group.
- * @param {string} command @param {string[]} args @param {NodeJS.ProcessEnv} [env]
- */
-function startChild(command, args, env = process.env) {
+/** A child process whose output is kept, stopped with its whole process group. */
+function startChild(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   const child = spawn(command, args, {
     cwd: PROJECT_DIR,
     detached: true,
@@ -77,9 +69,8 @@ function startChild(command, args, env = process.env) {
     env,
   });
   let output = '';
-  /** @type {Array<() => void>} */
-  const listeners = [];
-  const append = (/** @type {Buffer} */ chunk) => {
+  const listeners: Array<() => void> = [];
+  const append = (chunk: Buffer) => {
     output += chunk.toString();
     if (output.length > 2_000_000) output = output.slice(-1_000_000);
     for (const listener of listeners) listener();
@@ -90,10 +81,8 @@ function startChild(command, args, env = process.env) {
   return {
     child,
     output: () => output,
-    /** @param {() => void} listener */
-    onOutput: (listener) => listeners.push(listener),
-    /** @param {NodeJS.Signals} [signal] */
-    async stop(signal = 'SIGTERM') {
+    onOutput: (listener: () => void) => listeners.push(listener),
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (child.exitCode !== null || child.signalCode !== null) return;
       try {
         process.kill(-(child.pid ?? 0), signal);
@@ -110,11 +99,10 @@ function startChild(command, args, env = process.env) {
 }
 
 /**
- * `npm start` (scripts/start-local.mjs) on its own port and data directory; `stop` and `start`
+ * `npm start` (scripts/start-local.ts) on its own port and data directory; `stop` and `start`
  * again keep the port and the data, as a restart of the service does.
- * @param {string} dir
  */
-export async function startService(dir) {
+export async function startService(dir: string) {
   const port = await freePort();
   const env = {
     ...process.env,
@@ -122,10 +110,9 @@ export async function startService(dir) {
     LOCAL_DYNAMODB_DIR: join(dir, 'dynamodb'),
     LOCAL_QUEUE_FILE: join(dir, 'queue.db'),
   };
-  /** @type {ReturnType<typeof startChild> | undefined} */
-  let current;
+  let current: ReturnType<typeof startChild> | undefined;
   const start = async () => {
-    const started = startChild(process.execPath, ['scripts/start-local.mjs'], env);
+    const started = startChild(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], env);
     current = started;
     await until(
       () => {
@@ -139,7 +126,7 @@ export async function startService(dir) {
   await start();
   return {
     base: `http://127.0.0.1:${port}`,
-    api: `http://127.0.0.1:${port}/api/ocloudNotifications/v2`,
+    api: `http://127.0.0.1:${port}${BASE_PATH}`,
     start,
     /** What the running (or last) `npm start` printed. */
     output: () => current?.output() ?? '',
@@ -148,12 +135,14 @@ export async function startService(dir) {
   };
 }
 
-/**
- * A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived.
- */
+/** A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived. */
 export async function startConsumer() {
-  /** @type {Array<{ at: number, raw: string, headers: http.IncomingHttpHeaders, event: any }>} */
-  const received = [];
+  const received: Array<{
+    at: number;
+    raw: string;
+    headers: http.IncomingHttpHeaders;
+    event: ReceivedEvent;
+  }> = [];
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => {
@@ -161,16 +150,16 @@ export async function startConsumer() {
     });
     req.on('end', () => {
       res.writeHead(204).end();
-      let event;
       try {
-        event = JSON.parse(raw);
-      } catch {}
-      received.push({ at: Date.now(), raw, headers: req.headers, event });
+        received.push({ at: Date.now(), raw, headers: req.headers, event: JSON.parse(raw) });
+      } catch {
+        // not JSON: not a notification
+      }
     });
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  const address = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const address = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${address.port}/events`,
     received,
@@ -181,30 +170,29 @@ export async function startConsumer() {
   };
 }
 
-/**
- * @typedef {{ id: string, source: string, type: string, time: string,
- *   data: { values: Array<{ ResourceAddress: string, data_type: string, value_type: string, value: unknown }> } }} ReceivedEvent
- */
+interface ReceivedEvent {
+  id: string;
+  source: string;
+  type: string;
+  time: string;
+  data: { values: Array<{ ResourceAddress: string; data_type: string; value_type: string; value: unknown }> };
+}
 
 /**
  * What a consumer got for an address: each event once (a repeat has the same id), in arrival
  * order; and a wait for an exact sequence of values, whose time-out shows what came and `evidence`
  * (what the processes said then).
- * @param {() => Array<{ event: any }>} received @param {() => string} evidence
  */
-export function notificationsAt(received, evidence) {
-  /** @param {string} address @returns {ReceivedEvent[]} */
-  const eventsAt = (address) => {
+export function notificationsAt(received: () => Array<{ event: ReceivedEvent }>, evidence: () => string) {
+  const eventsAt = (address: string): ReceivedEvent[] => {
     const seen = new Set();
     return received()
       .map((r) => r.event)
-      .filter((event) => event?.data?.values?.[0]?.ResourceAddress === address)
+      .filter((event) => event.data?.values?.[0]?.ResourceAddress === address)
       .filter((event) => !seen.has(event.id) && seen.add(event.id));
   };
-  /** @param {string} address */
-  const valuesAt = (address) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
-  /** @param {string} address @param {string[]} expected */
-  const expectValues = (address, expected, timeoutMs = 30_000) =>
+  const valuesAt = (address: string) => eventsAt(address).map((event) => String(event.data.values[0]?.value));
+  const expectValues = (address: string, expected: string[], timeoutMs = 30_000) =>
     until(
       () => (JSON.stringify(valuesAt(address)) === JSON.stringify(expected) ? true : undefined),
       () => `${address} to be ${expected.join(' → ')} (is ${valuesAt(address).join(' → ')});\n${evidence()}`,
@@ -213,11 +201,8 @@ export function notificationsAt(received, evidence) {
   return { eventsAt, valuesAt, expectValues };
 }
 
-/**
- * POSTs to the service, retrying while it is not up yet.
- * @param {string} url @param {unknown} body
- */
-export async function post(url, body) {
+/** POSTs to the service, retrying while it is not up yet. */
+export async function post(url: string, body: unknown) {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -228,14 +213,22 @@ export async function post(url, body) {
 }
 
 /**
- * The node agent as a user runs it (`npm run agent` is `node agent/run.mjs`; `command` the
+ * The node agent as a user runs it (`npm run agent` is `node --import tsx agent/main.ts`; `command` the
  * installed package's bin instead), its log kept.
- * @param {{ service: string, node: string, stateDir: string, ptp4l?: string, gpsd?: string,
- *   chronyd?: string, args?: string[], command?: string, env?: NodeJS.ProcessEnv }} options
  */
-export function startAgent(options) {
+export function startAgent(options: {
+  service: string;
+  node: string;
+  stateDir: string;
+  ptp4l?: string;
+  gpsd?: string;
+  chronyd?: string;
+  args?: string[];
+  command?: string;
+  env?: NodeJS.ProcessEnv;
+}) {
   const args = [
-    ...(options.command ? [] : ['agent/run.mjs']),
+    ...(options.command ? [] : ['--import', 'tsx', 'agent/main.ts']),
     '--service',
     options.service,
     '--node',
@@ -262,9 +255,8 @@ export function startAgent(options) {
 /**
  * Runs linuxptp's own `pmc` against a ptp4l's socket. pmc waits a moment for the answer and
  * prints only what it sent when none came (a busy machine): it is asked again, up to 5 times.
- * @param {string} uds @param {string[]} commands
  */
-export async function pmc(uds, ...commands) {
+export async function pmc(uds: string, ...commands: string[]) {
   let stdout = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     ({ stdout } = await run('pmc', ['-u', '-s', uds, '-b', '0', ...commands]));
@@ -291,12 +283,10 @@ const GRANDMASTER_SETTINGS = [
 /**
  * Two network namespaces of the tests' own joined by a veth pair, each end up with its address
  * (and loopback up). Returns what removes them: deleting a namespace takes the veth end inside
- * it, and so the pair, with it.
- * @param {[string, string, string]} first namespace, interface, address/prefix
- * @param {[string, string, string]} second
+ * it, and so the pair, with it. Each side: namespace, interface, address/prefix.
  */
-function joinedNamespaces(first, second) {
-  const ip = (/** @type {string[]} */ ...args) => execFileSync('ip', args, { stdio: 'pipe' });
+function joinedNamespaces(first: [string, string, string], second: [string, string, string]) {
+  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
   const remove = () => {
     for (const [ns] of [first, second]) {
       try {
@@ -337,9 +327,8 @@ function joinedNamespaces(first, second) {
  * (slave only, `free_running 1`, so it never adjusts a clock). The follower is told its
  * synchronisation is certain (SYNCHRONIZATION_UNCERTAIN_NP 0), which lets its free-running servo
  * report locked, so that its port reaches SLAVE without steering anything.
- * @param {string} dir
  */
-export async function startPtpPair(dir) {
+export async function startPtpPair(dir: string) {
   const tag = randomBytes(3).toString('hex');
   const names = {
     gmNs: `oagm${tag}`,
@@ -371,24 +360,20 @@ export async function startPtpPair(dir) {
   writeFileSync(gmConfig, gmText);
   writeFileSync(followerConfig, followerText);
 
-  /** @type {() => void} */
-  let removeNamespaces = () => undefined;
+  let removeNamespaces = (): void => undefined;
   const remove = async () => {
     await gm?.stop();
     await follower?.stop();
     removeNamespaces();
   };
-  /** @type {ReturnType<typeof startChild> | undefined} */
-  let gm;
-  /** @type {ReturnType<typeof startChild> | undefined} */
-  let follower;
+  let gm: ReturnType<typeof startChild> | undefined;
+  let follower: ReturnType<typeof startChild> | undefined;
   try {
     removeNamespaces = joinedNamespaces(
       [names.gmNs, names.gmIf, '10.231.0.1/30'],
       [names.followerNs, names.followerIf, '10.231.0.2/30'],
     );
-    /** @param {string} ns @param {string} config @param {string} dev */
-    const ptp4l = (ns, config, dev) =>
+    const ptp4l = (ns: string, config: string, dev: string) =>
       startChild('ip', ['netns', 'exec', ns, 'ptp4l', '-4', '-m', '-f', config, '-i', dev]);
     const startGm = async () => {
       gm = ptp4l(names.gmNs, gmConfig, names.gmIf);
@@ -431,9 +416,8 @@ export async function startPtpPair(dir) {
       /**
        * `pmc SET GRANDMASTER_SETTINGS_NP` with another clock class, the rest as they are (what
        * ts2phc does on a GNSS loss). Resolves when pmc returns.
-       * @param {number} clockClass
        */
-      async setClockClass(clockClass) {
+      async setClockClass(clockClass: number) {
         const current = await pmc(gmUds, 'GET GRANDMASTER_SETTINGS_NP');
         const values = GRANDMASTER_SETTINGS.map((name) => {
           if (name === 'clockClass') return `${name} ${clockClass}`;
@@ -445,8 +429,7 @@ export async function startPtpPair(dir) {
         if (!new RegExp(`clockClass\\s+${clockClass}\\b`).test(answer))
           throw new Error(`SET refused: ${answer}`);
       },
-      /** @param {NodeJS.Signals} [signal] */
-      stopGm: async (signal = 'SIGTERM') => gm?.stop(signal),
+      stopGm: async (signal: NodeJS.Signals = 'SIGTERM') => gm?.stop(signal),
       startGm,
       followerIsSlave,
       remove,
@@ -460,11 +443,9 @@ export async function startPtpPair(dir) {
 /**
  * An NMEA log of `[mode, seconds]` segments: each second a GPRMC, GPGGA and GPGSA as a receiver
  * sends them, with a fix of `mode` (1 none, 2 2D, 3 3D).
- * @param {Array<[1 | 2 | 3, number]>} segments
  */
-export function nmeaLog(segments) {
-  /** @type {string[]} */
-  const lines = [];
+export function nmeaLog(segments: Array<[1 | 2 | 3, number]>) {
+  const lines: string[] = [];
   const start = Date.UTC(2026, 0, 1, 12, 0, 0);
   let second = 0;
   for (const [mode, seconds] of segments) {
@@ -475,8 +456,7 @@ export function nmeaLog(segments) {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-/** @param {Date} d */
-function nmeaTime(d) {
+function nmeaTime(d: Date) {
   const iso = d.toISOString();
   return {
     hms: `${iso.slice(11, 19).replaceAll(':', '')}.00`,
@@ -484,11 +464,8 @@ function nmeaTime(d) {
   };
 }
 
-/**
- * One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D).
- * @param {{ hms: string, dmy: string }} at @param {1 | 2 | 3} mode
- */
-function nmeaSecond(at, mode) {
+/** One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D). */
+function nmeaSecond(at: { hms: string; dmy: string }, mode: 1 | 2 | 3) {
   if (mode === 1) {
     return [
       sentence(`GPRMC,${at.hms},V,,,,,,,${at.dmy},,,N`),
@@ -504,27 +481,22 @@ function nmeaSecond(at, mode) {
   ];
 }
 
-/** @param {string} body */
-function sentence(body) {
+function sentence(body: string) {
   let sum = 0;
   for (const char of body) sum ^= char.charCodeAt(0);
   return `$${body}*${sum.toString(16).toUpperCase().padStart(2, '0')}`;
 }
 
-/**
- * gpsfake replaying `logPath` once into a gpsd of its own on `port`.
- * @param {string} logPath @param {number} port
- */
-export function startGpsfake(logPath, port) {
+/** gpsfake replaying `logPath` once into a gpsd of its own on `port`. */
+export function startGpsfake(logPath: string, port: number) {
   return startChild('gpsfake', ['-q', '-c', '0.2', '-P', String(port), '-1', logPath]);
 }
 
 /**
  * A gpsd on `port` reading NMEA from UDP on `udpPort` (gpsd's udp:// source), so that a benchmark
  * knows the moment each sentence is written.
- * @param {number} port @param {number} udpPort
  */
-export function startUdpGpsd(port, udpPort) {
+export function startUdpGpsd(port: number, udpPort: number) {
   return startChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
 }
 
@@ -532,22 +504,19 @@ export function startUdpGpsd(port, udpPort) {
  * A receiver on gpsd's UDP source `port`: one second of NMEA every 250 ms with the current fix
  * `mode`. `switchTo` writes the new mode's first sentences at once and resolves when they have
  * been sent: that is the change.
- * @param {number} port
  */
-export function nmeaFeeder(port) {
+export function nmeaFeeder(port: number) {
   const socket = dgram.createSocket('udp4');
   let second = 0;
   const feeder = {
-    /** @type {1 | 2 | 3} */
-    mode: 1,
+    mode: 1 as 1 | 2 | 3,
     send() {
       const lines = nmeaSecond(nmeaTime(new Date(Date.UTC(2026, 0, 1) + second++ * 1000)), feeder.mode);
-      const sent = (/** @type {string} */ line) =>
+      const sent = (line: string) =>
         new Promise((resolve) => socket.send(`${line}\r\n`, port, '127.0.0.1', () => resolve(undefined)));
       return Promise.all(lines.map(sent));
     },
-    /** @param {1 | 2 | 3} mode */
-    async switchTo(mode) {
+    async switchTo(mode: 1 | 2 | 3) {
       feeder.mode = mode;
       await feeder.send();
     },
@@ -566,9 +535,8 @@ export function nmeaFeeder(port) {
  * ever adjusts this machine's clock; each command socket sits in a 0700 folder (chronyd disables
  * one in a folder others can read). `stopServer`/`startServer` take the client's source away and
  * back; `stopClient`/`startClient` the client chronyd itself.
- * @param {string} dir
  */
-export async function startChronydPair(dir) {
+export async function startChronydPair(dir: string) {
   const tag = randomBytes(3).toString('hex');
   const names = {
     serverNs: `oacs${tag}`,
@@ -576,8 +544,7 @@ export async function startChronydPair(dir) {
     serverIf: `oas${tag}`,
     clientIf: `oac${tag}`,
   };
-  /** @param {string} role @param {string[]} lines */
-  const configure = (role, lines) => {
+  const configure = (role: string, lines: string[]) => {
     const folder = join(dir, `chronyd-${role}`);
     mkdirSync(folder, { recursive: true });
     chmodSync(folder, 0o700);
@@ -594,15 +561,12 @@ export async function startChronydPair(dir) {
   const server = configure('server', ['local stratum 1', 'allow 10.232.0.0/24', 'port 123']);
   const client = configure('client', ['server 10.232.0.1 iburst minpoll -2 maxpoll -2', 'port 0']);
   const chronydArgs = ['-d', '-x', '-u', 'root', '-f'];
-  /** @param {string} ns @param {string} config */
-  const chronyd = (ns, config) => startChild('ip', ['netns', 'exec', ns, 'chronyd', ...chronydArgs, config]);
-  /** @type {ReturnType<typeof startChild> | undefined} */
-  let serverChild;
-  /** @type {ReturnType<typeof startChild> | undefined} */
-  let clientChild;
+  const chronyd = (ns: string, config: string) =>
+    startChild('ip', ['netns', 'exec', ns, 'chronyd', ...chronydArgs, config]);
+  let serverChild: ReturnType<typeof startChild> | undefined;
+  let clientChild: ReturnType<typeof startChild> | undefined;
   let clientLog = '';
-  /** @type {() => void} */
-  let removeNamespaces = () => undefined;
+  let removeNamespaces = (): void => undefined;
   const remove = async () => {
     await clientChild?.stop();
     await serverChild?.stop();
@@ -637,10 +601,8 @@ export async function startChronydPair(dir) {
       /**
        * Resolves with the moment the client chronyd next logs `pattern` (its `-d` output, read as
        * it is written): when it lost or selected its source, as chronyd itself saw it.
-       * @param {RegExp} pattern
-       * @returns {Promise<number>}
        */
-      clientLogs: (pattern) =>
+      clientLogs: (pattern: RegExp): Promise<number> =>
         new Promise((resolve) => {
           const child = clientChild;
           const from = child?.output().length ?? 0;
@@ -648,8 +610,7 @@ export async function startChronydPair(dir) {
             if (pattern.test(child.output().slice(from))) resolve(Date.now());
           });
         }),
-      /** @param {NodeJS.Signals} [signal] */
-      stopServer: async (signal = 'SIGTERM') => serverChild?.stop(signal),
+      stopServer: async (signal: NodeJS.Signals = 'SIGTERM') => serverChild?.stop(signal),
       startServer: async () => {
         serverChild = chronyd(names.serverNs, server.config);
         await selected();

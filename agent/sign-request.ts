@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * SigV4 for API Gateway (`execute-api`), with AWS's maintained signer and the standard credential
  * chain (environment, shared config and SSO, web identity, container and instance roles): the
@@ -9,16 +8,24 @@ import { defaultProvider } from '@aws-sdk/credential-provider-node';
 import { Sha256 } from '@smithy/core/checksum';
 import { HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
+import type { AwsCredentialIdentity, AwsCredentialIdentityProvider } from '@smithy/types';
 
 /**
  * One signer per region and credentials (the chain's credentials are resolved once and refreshed
  * when they expire), giving each request's headers with its signature added, `host` included.
- * @param {{ region: string, credentials?: import('@smithy/types').AwsCredentialIdentityProvider
- *   | import('@smithy/types').AwsCredentialIdentity }} options
- * @returns {(request: { method: string, url: string, headers?: Record<string, string>, body?: string })
- *   => Promise<Record<string, string>>}
  */
-export function requestSigner({ region, credentials }) {
+export function requestSigner({
+  region,
+  credentials,
+}: {
+  region: string;
+  credentials?: AwsCredentialIdentityProvider | AwsCredentialIdentity;
+}): (request: {
+  method: string;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+}) => Promise<Record<string, string>> {
   const signer = new SignatureV4({
     service: 'execute-api',
     region,
@@ -39,6 +46,6 @@ export function requestSigner({ region, credentials }) {
         ...(body === undefined ? {} : { body }),
       }),
     );
-    return /** @type {Record<string, string>} */ (signed.headers);
+    return signed.headers as Record<string, string>;
   };
 }

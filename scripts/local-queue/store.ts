@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The local queue's messages, in one SQLite file (through `libsql`, whose prebuilt binary is an
  * ordinary registry package: nothing is downloaded or compiled at install). Every call is one
@@ -40,30 +39,48 @@ CREATE INDEX IF NOT EXISTS messages_by_visibility ON messages (queue, visible_at
 CREATE UNIQUE INDEX IF NOT EXISTS messages_by_receipt ON messages (receipt_handle);
 `;
 
-/**
- * @typedef {object} StoredMessage
- * @property {number} seq order of arrival
- * @property {string} queue
- * @property {string} messageId
- * @property {string} body
- * @property {number} sentAt
- * @property {number} visibleAt
- * @property {number} receiveCount
- * @property {number | undefined} firstReceivedAt
- * @property {string | undefined} receiptHandle
- * @property {string | undefined} deadLetterSourceQueue the queue a redrive moved it from
- *
- * @typedef {{ seq: number, queue: string, message_id: string, body: string, sent_at: number,
- *   visible_at: number, receive_count: number, first_received_at: number | null,
- *   receipt_handle: string | null, dead_letter_source: string | null }} Row
- *
- * @typedef {object} Redrive SQS's redrive policy: after this many receives, to that queue
- * @property {number} maxReceiveCount
- * @property {string} deadLetterQueue
- */
+export interface StoredMessage {
+  /** Order of arrival. */
+  seq: number;
+  queue: string;
+  messageId: string;
+  body: string;
+  sentAt: number;
+  visibleAt: number;
+  receiveCount: number;
+  firstReceivedAt: number | undefined;
+  receiptHandle: string | undefined;
+  /** The queue a redrive moved it from. */
+  deadLetterSourceQueue: string | undefined;
+}
 
-/** @param {Row} row @returns {StoredMessage} */
-const toMessage = (row) => ({
+interface Row {
+  seq: number;
+  queue: string;
+  message_id: string;
+  body: string;
+  sent_at: number;
+  visible_at: number;
+  receive_count: number;
+  first_received_at: number | null;
+  receipt_handle: string | null;
+  dead_letter_source: string | null;
+}
+
+/** SQS's redrive policy: after this many receives, to that queue. */
+export interface Redrive {
+  maxReceiveCount: number;
+  deadLetterQueue: string;
+}
+
+export interface SendEntry {
+  body: string;
+  delayMs: number;
+}
+
+export type QueueStore = ReturnType<typeof openQueueStore>;
+
+const toMessage = (row: Row): StoredMessage => ({
   seq: row.seq,
   queue: row.queue,
   messageId: row.message_id,
@@ -77,18 +94,19 @@ const toMessage = (row) => ({
 });
 
 /** The MD5 of a body, as SQS reports it and its SDK checks it. */
-export const md5 = (/** @type {string} */ text) => createHash('md5').update(text, 'utf8').digest('hex');
+export const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
 
 /**
  * Opens (and creates) the file. When the queue server opens it (`recover`), a message that was
  * received but neither deleted nor given a new visibility was in the hands of an invocation that
  * is gone with the previous process: it is visible again at once, as SQS would show it once that
  * invocation's time-out had passed. A tool reading beside a running server does not recover.
- * @param {string} path
- * @param {{ recover?: boolean, durable?: boolean }} [options] durable: fsync each send; false (a
- *   temporary queue): never fsync
+ * `durable`: fsync each send; false (a temporary queue): never fsync.
  */
-export function openQueueStore(path, { recover = true, durable = true } = {}) {
+export function openQueueStore(
+  path: string,
+  { recover = true, durable = true }: { recover?: boolean; durable?: boolean } = {},
+) {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
@@ -127,18 +145,16 @@ export function openQueueStore(path, { recover = true, durable = true } = {}) {
        seq = (SELECT max(seq) + 1 FROM messages) WHERE seq = ?`,
   );
 
-  /** @type {(queue: string, entries: { body: string, delayMs: number }[]) => string[]} */
-  const insertAll = db.transaction((queue, entries) => {
+  const insertAll = db.transaction((queue: string, entries: SendEntry[]) => {
     const now = Date.now();
-    return entries.map((/** @type {{ body: string, delayMs: number }} */ entry) => {
+    return entries.map((entry) => {
       const messageId = randomUUID();
       insert.run(queue, messageId, entry.body, now, now + Math.max(0, entry.delayMs));
       return messageId;
     });
   });
 
-  /** @type {(queue: string, entries: { body: string, delayMs: number }[]) => string[]} */
-  const send = (queue, entries) => {
+  const send = (queue: string, entries: SendEntry[]): string[] => {
     if (!durable) return insertAll(queue, entries);
     db.pragma('synchronous = FULL');
     try {
@@ -148,51 +164,47 @@ export function openQueueStore(path, { recover = true, durable = true } = {}) {
     }
   };
 
-  /** @type {(queue: string, max: number, visibilityMs: number, redrive: Redrive | undefined) => { received: StoredMessage[], moved: StoredMessage[] }} */
-  const receive = db.transaction((queue, max, visibilityMs, redrive) => {
-    const now = Date.now();
-    /** @type {StoredMessage[]} */
-    const received = [];
-    /** @type {StoredMessage[]} */
-    const moved = [];
-    // A few more than asked for, so that messages moved to the dead-letter queue do not shorten the batch.
-    for (const row of /** @type {Row[]} */ (visibleHead.all(queue, now, max * 2))) {
-      if (received.length >= max) break;
-      if (redrive && row.receive_count >= redrive.maxReceiveCount) {
-        move.run(redrive.deadLetterQueue, queue, now, row.seq);
-        moved.push({ ...toMessage(row), queue: redrive.deadLetterQueue, deadLetterSourceQueue: queue });
-        continue;
+  const receive = db.transaction(
+    (queue: string, max: number, visibilityMs: number, redrive: Redrive | undefined) => {
+      const now = Date.now();
+      const received: StoredMessage[] = [];
+      const moved: StoredMessage[] = [];
+      // A few more than asked for, so that messages moved to the dead-letter queue do not shorten the batch.
+      for (const row of visibleHead.all(queue, now, max * 2) as Row[]) {
+        if (received.length >= max) break;
+        if (redrive && row.receive_count >= redrive.maxReceiveCount) {
+          move.run(redrive.deadLetterQueue, queue, now, row.seq);
+          moved.push({ ...toMessage(row), queue: redrive.deadLetterQueue, deadLetterSourceQueue: queue });
+          continue;
+        }
+        const receiptHandle = `${row.message_id}.${row.receive_count + 1}.${randomUUID()}`;
+        lease.run(now, now + Math.max(0, visibilityMs), receiptHandle, row.seq);
+        received.push({
+          ...toMessage(row),
+          receiveCount: row.receive_count + 1,
+          firstReceivedAt: row.first_received_at ?? now,
+          visibleAt: now + visibilityMs,
+          receiptHandle,
+        });
       }
-      const receiptHandle = `${row.message_id}.${row.receive_count + 1}.${randomUUID()}`;
-      lease.run(now, now + Math.max(0, visibilityMs), receiptHandle, row.seq);
-      received.push({
-        ...toMessage(row),
-        receiveCount: row.receive_count + 1,
-        firstReceivedAt: row.first_received_at ?? now,
-        visibleAt: now + visibilityMs,
-        receiptHandle,
-      });
-    }
-    return { received, moved };
-  });
+      return { received, moved };
+    },
+  );
 
-  /** @type {(queue: string, receiptHandle: string) => boolean} */
-  const remove = (queue, receiptHandle) => {
-    const row = /** @type {Row | undefined} */ (byHandle.get(queue, receiptHandle));
+  const remove = (queue: string, receiptHandle: string): boolean => {
+    const row = byHandle.get(queue, receiptHandle) as Row | undefined;
     if (row) deleteOne.run(row.seq);
     return row !== undefined;
   };
 
   /** One transaction for a batch's deletes (DeleteMessageBatch); returns how many were deleted. */
-  /** @type {(queue: string, receiptHandles: string[]) => number} */
   const removeAll = db.transaction(
-    (queue, receiptHandles) =>
-      receiptHandles.filter((/** @type {string} */ handle) => remove(queue, handle)).length,
+    (queue: string, receiptHandles: string[]) =>
+      receiptHandles.filter((handle) => remove(queue, handle)).length,
   );
 
-  /** @type {(queue: string, receiptHandle: string, visibilityMs: number) => boolean} */
-  const changeVisibility = (queue, receiptHandle, visibilityMs) => {
-    const row = /** @type {Row | undefined} */ (byHandle.get(queue, receiptHandle));
+  const changeVisibility = (queue: string, receiptHandle: string, visibilityMs: number): boolean => {
+    const row = byHandle.get(queue, receiptHandle) as Row | undefined;
     if (row) setVisibility.run(Date.now() + Math.max(0, visibilityMs), row.seq);
     return row !== undefined;
   };
@@ -200,24 +212,26 @@ export function openQueueStore(path, { recover = true, durable = true } = {}) {
   /**
    * Moves messages of one queue to the end of another as new, never received (SQS's
    * StartMessageMoveTask). `destination` picks each message's queue; undefined leaves it.
-   * @type {(queue: string, ids: string[] | undefined, destination: (message: StoredMessage) => string | undefined) => StoredMessage[]}
    */
-  const moveBack = db.transaction((queue, ids, destination) => {
-    const rows = /** @type {Row[]} */ (
-      ids ? ids.map((/** @type {string} */ id) => byId.get(queue, id)).filter(Boolean) : all.all(queue)
-    );
-    const now = Date.now();
-    /** @type {StoredMessage[]} */
-    const moved = [];
-    for (const row of rows) {
-      const message = toMessage(row);
-      const target = destination(message);
-      if (!target) continue;
-      requeue.run(target, now, row.seq);
-      moved.push({ ...message, queue: target });
-    }
-    return moved;
-  });
+  const moveBack = db.transaction(
+    (
+      queue: string,
+      ids: string[] | undefined,
+      destination: (message: StoredMessage) => string | undefined,
+    ) => {
+      const rows = (ids ? ids.map((id) => byId.get(queue, id)).filter(Boolean) : all.all(queue)) as Row[];
+      const now = Date.now();
+      const moved: StoredMessage[] = [];
+      for (const row of rows) {
+        const message = toMessage(row);
+        const target = destination(message);
+        if (!target) continue;
+        requeue.run(target, now, row.seq);
+        moved.push({ ...message, queue: target });
+      }
+      return moved;
+    },
+  );
 
   return {
     path,
@@ -227,22 +241,16 @@ export function openQueueStore(path, { recover = true, durable = true } = {}) {
     deleteAll: removeAll,
     changeVisibility,
     moveBack,
-    /** @param {string} queue */
-    messages: (queue) => /** @type {Row[]} */ (all.all(queue)).map(toMessage),
-    /** @param {string} queue @returns {number} when the next message becomes visible (Infinity: none) */
-    nextVisibleAt: (queue) => {
-      const row = /** @type {{ at: number | null } | undefined} */ (nextVisible.get(queue));
+    messages: (queue: string) => (all.all(queue) as Row[]).map(toMessage),
+    /** When the next message becomes visible (Infinity: none). */
+    nextVisibleAt: (queue: string): number => {
+      const row = nextVisible.get(queue) as { at: number | null } | undefined;
       return row?.at ?? Number.POSITIVE_INFINITY;
     },
-    /** @returns {Map<string, { total: number, visible: number }>} */
-    counts: () => {
-      const rows = /** @type {{ queue: string, total: number, visible: number | null }[]} */ (
-        counts.all(Date.now())
-      );
+    counts: (): Map<string, { total: number; visible: number }> => {
+      const rows = counts.all(Date.now()) as { queue: string; total: number; visible: number | null }[];
       return new Map(rows.map((row) => [row.queue, { total: row.total, visible: row.visible ?? 0 }]));
     },
     close: () => db.close(),
   };
 }
-
-/** @typedef {ReturnType<typeof openQueueStore>} QueueStore */

@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * `npm run dead-letters`: the local queue's dead letters, what each was for and why it was given
  * up; `npm run dead-letters -- --redrive [id…]` puts them (all, or those ids) back for delivery.
@@ -8,8 +7,8 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { openQueueStore } from './local-queue/store.mjs';
-import { QUEUE_FILE } from './start-local.mjs';
+import { openQueueStore, type StoredMessage } from './local-queue/store';
+import { QUEUE_FILE } from './start-local';
 
 const DEAD_LETTER_QUEUE = 'dead-letter';
 
@@ -17,20 +16,17 @@ const DEAD_LETTER_QUEUE = 'dead-letter';
  * What a dead letter says, whichever way it got there: given up by the deliver function (a
  * `dead-letter` body with its reason), or moved by the queue's redrive policy after too many
  * receives (the original message, unchanged).
- * @param {import('./local-queue/store.mjs').StoredMessage} message
  */
-export function describeDeadLetter(message) {
-  /** @type {Record<string, unknown>} */
-  let body = {};
+export function describeDeadLetter(message: StoredMessage) {
+  let body: Record<string, unknown> = {};
   try {
     const parsed = JSON.parse(message.body);
     if (typeof parsed === 'object' && parsed !== null) body = parsed;
   } catch {
     // described as unreadable below
   }
-  const event = /** @type {Record<string, unknown> | undefined} */ (
-    body.event && typeof body.event === 'object' ? body.event : undefined
-  );
+  const event =
+    body.event && typeof body.event === 'object' ? (body.event as Record<string, unknown>) : undefined;
   const moved = message.deadLetterSourceQueue;
   return {
     id: message.messageId,
@@ -56,8 +52,7 @@ export function describeDeadLetter(message) {
   };
 }
 
-/** @param {ReturnType<typeof describeDeadLetter>} letter */
-function formatLetter(letter) {
+function formatLetter(letter: ReturnType<typeof describeDeadLetter>) {
   const event = letter.event
     ? `${letter.event.type} from ${letter.event.source} (id ${letter.event.id}, time ${letter.event.time})`
     : 'unreadable';
@@ -73,8 +68,7 @@ function formatLetter(letter) {
     .join('\n');
 }
 
-/** @param {string[]} args @param {string} path */
-export function runDeadLetters(args, path = QUEUE_FILE) {
+export function runDeadLetters(args: string[], path: string = QUEUE_FILE) {
   const redrive = args.includes('--redrive');
   const ids = args.filter((arg) => !arg.startsWith('--'));
   const unknown = args.filter((arg) => arg.startsWith('--') && arg !== '--redrive');

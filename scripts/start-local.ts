@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000),
  * with the local queue (messages kept in .data/queue.db) and its poller.
@@ -6,19 +5,19 @@
  * LOCAL_QUEUE_FILE (default: .data/queue.db), LOG_LEVEL (debug: everything offline and the
  * handlers print, instead of a status line every few seconds), ENDPOINT_CA_FILE (CAs trusted for
  * https endpoints; default: the local CA .data/tls/ca.pem, made on the first run with the client
- * certificate deliveries present: scripts/local-tls.mjs).
+ * certificate deliveries present: scripts/local-tls.ts).
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMetricsHistory } from './dashboard/metrics.mjs';
 import { DASHBOARD_PATH, startDashboard } from './dashboard/server.mjs';
-import { assertPortFree, checkJava, ensureTable } from './dynamodb-local.mjs';
-import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers.mjs';
-import { lambdaInvoker } from './local-queue.mjs';
-import { ensureLocalTls } from './local-tls.mjs';
-import { startOffline } from './offline.mjs';
-import { createLocalConsole, forEachLine } from './status-line.mjs';
-import { superviseDynamoDbLocal } from './supervised-dynamodb.mjs';
+import { assertPortFree, checkJava, ensureTable } from './dynamodb-local';
+import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers';
+import { type DeadLetterNotice, lambdaInvoker } from './local-queue';
+import { ensureLocalTls } from './local-tls';
+import { startOffline } from './offline';
+import { createLocalConsole, forEachLine } from './status-line';
+import { superviseDynamoDbLocal } from './supervised-dynamodb';
 
 export const STAGE = 'local';
 /** `${self:service}-${sls:stage}` in serverless.yml for the local stage. */
@@ -30,11 +29,8 @@ const STATUS_EVERY_MS = 5000;
 export const QUEUE_FILE =
   process.env.LOCAL_QUEUE_FILE || fileURLToPath(new URL('../.data/queue.db', import.meta.url));
 
-/**
- * Dead letters are rare and always need a person: say which subscription, which event and why.
- * @param {{ body: string, deadLetterSourceQueue: string | undefined }} message
- */
-function reportDeadLetter({ body, deadLetterSourceQueue }) {
+/** Dead letters are rare and always need a person: say which subscription, which event and why. */
+function reportDeadLetter({ body, deadLetterSourceQueue }: DeadLetterNotice) {
   try {
     const letter = JSON.parse(body);
     const what = letter.event ? `event ${letter.event.source} ${letter.event.id}` : 'a message';
@@ -47,11 +43,8 @@ function reportDeadLetter({ body, deadLetterSourceQueue }) {
   }
 }
 
-/**
- * A port a killed process held comes free a moment after it exits.
- * @param {number} port @param {number} ms
- */
-async function portFreeWithin(port, ms) {
+/** A port a killed process held comes free a moment after it exits. */
+async function portFreeWithin(port: number, ms: number) {
   const deadline = Date.now() + ms;
   for (;;) {
     try {
@@ -66,11 +59,9 @@ async function portFreeWithin(port, ms) {
 async function main() {
   const port = Number(process.env.PORT || 3000);
   const dynamoPort = Number(process.env.DYNAMODB_PORT || 0);
-  /** @type {Array<() => Promise<void>>} */
-  const running = [];
+  const running: Array<() => Promise<void>> = [];
   let stopping = false;
-  /** @param {number} code */
-  const shutdown = async (code) => {
+  const shutdown = async (code: number) => {
     if (stopping) return;
     stopping = true;
     for (const stop of running.reverse()) await stop();
@@ -86,9 +77,8 @@ async function main() {
     if (stopped.length > 0)
       console.log(`Stopped what a previous npm start left running: ${stopped.join(', ')}`);
     await portFreeWithin(port, stopped.length > 0 ? 5000 : 0);
-    /** @type {{ pid: number, what: string }[]} */
-    const children = [];
-    const record = (/** @type {string} */ what, /** @type {number | undefined} */ pid) => {
+    const children: { pid: number; what: string }[] = [];
+    const record = (what: string, pid: number | undefined) => {
       if (!pid) return;
       const i = children.findIndex((child) => child.what === what);
       if (i >= 0) children.splice(i, 1);
@@ -135,7 +125,7 @@ async function main() {
     const invoke = lambdaInvoker({ port: offline.lambdaPort });
     // The v1a signing key exists before the first subscribe, so that its initial notification
     // carries v1a too (deployed, the daily rotateWebhookKeys and the first subscribe make it).
-    await invoke('rotateWebhookKeys', {}).catch((/** @type {unknown} */ error) =>
+    await invoke('rotateWebhookKeys', {}).catch((error: unknown) =>
       console.error(
         `Could not make the v1a signing key yet: ${error instanceof Error ? error.message : error}`,
       ),

@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * A node-agent simulator: registers publishers for 2 clusters × 2 sites × 3 nodes, subscribes the
  * sample consumer (`npm run consumer`) to one cluster, and plays realistic PTP/GNSS transitions of
@@ -13,9 +12,10 @@
  * (default 18: every node plays the whole story, recovery included), INTERVAL_MS (default 1500).
  */
 import { randomUUID } from 'node:crypto';
-import { consumerSecret } from './consumer.mjs';
+import { BASE_PATH } from '../lib/http/base-path';
+import { consumerSecret } from './consumer';
 
-const API = `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`;
+const API = `http://127.0.0.1:${process.env.PORT || 3000}${BASE_PATH}`;
 const CONSUMER_URL = `http://127.0.0.1:${process.env.CONSUMER_PORT || 9090}/events`;
 const INTERVAL_MS = Number(process.env.INTERVAL_MS || 1500);
 
@@ -37,11 +37,8 @@ const RESOURCES = {
   },
 };
 
-/**
- * One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns].
- * @type {Array<[string, string, number, string, number]>}
- */
-const STORY = [
+/** One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns]. */
+const STORY: Array<[string, string, number, string, number]> = [
   ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 12],
   ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 180],
   ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 900],
@@ -52,13 +49,8 @@ const STORY = [
 /** A node moves on every third tick: three ticks per state play every node's story to the end. */
 const STEPS = Number(process.env.STEPS || STORY.length * 3);
 
-/**
- * @param {string} method
- * @param {string} path
- * @param {unknown} [body]
- */
-async function call(method, path, body) {
-  let response;
+async function call(method: string, path: string, body?: unknown) {
+  let response: Response;
   try {
     response = await fetch(`${API}${path}`, {
       method,
@@ -78,31 +70,26 @@ async function call(method, path, body) {
   return { status: response.status, body: text ? JSON.parse(text) : undefined, location };
 }
 
-/** @param {string} address */
-async function registerPublisher(address) {
+async function registerPublisher(address: string) {
   const created = await call('POST', '/publishers', { ResourceAddress: address });
   if (created.status === 201) return created.body.SubscriptionId;
   if (created.status === 409) {
     // One page, whatever the fleet: the publishers at or under the address.
     const list = await call('GET', `/publishers?ResourceAddress=${encodeURIComponent(address)}`);
-    const found = (list.body ?? []).find(
-      (/** @type {{ResourceAddress: string}} */ p) => p.ResourceAddress === address,
-    );
+    const found = (list.body ?? []).find((p: { ResourceAddress: string }) => p.ResourceAddress === address);
     if (found) return found.SubscriptionId;
   }
   throw new Error(`registering ${address}: HTTP ${created.status} ${JSON.stringify(created.body)}`);
 }
 
-/**
- * @param {keyof typeof RESOURCES} kind
- * @param {string} address
- * @param {string} time
- * @param {[string, string, number, string, number]} state
- */
-function eventFor(kind, address, time, [gnss, lock, clockClass, sync, offset]) {
+function eventFor(
+  kind: keyof typeof RESOURCES,
+  address: string,
+  time: string,
+  [gnss, lock, clockClass, sync, offset]: [string, string, number, string, number],
+) {
   const { source, type } = RESOURCES[kind];
-  /** @type {Array<Record<string, unknown>>} */
-  let values;
+  let values: Array<Record<string, unknown>>;
   switch (kind) {
     case 'lock':
       values = [
@@ -135,14 +122,12 @@ function eventFor(kind, address, time, [gnss, lock, clockClass, sync, offset]) {
 
 async function main() {
   console.log(`Simulating ${CLUSTERS.length * SITES.length * NODES.length} nodes against ${API}`);
-  /** @type {Array<{ node: string, publishers: Record<string, string>, step: number, last: string }>} */
-  const nodes = [];
+  const nodes: Array<{ node: string; publishers: Record<string, string>; step: number; last: string }> = [];
   for (const cluster of CLUSTERS) {
     for (const site of SITES) {
       for (const name of NODES) {
         const node = `/${cluster}/${site}/${name}`;
-        /** @type {Record<string, string>} */
-        const publishers = {};
+        const publishers: Record<string, string> = {};
         for (const [kind, { source }] of Object.entries(RESOURCES)) {
           publishers[kind] = await registerPublisher(`${node}${source}`);
         }
@@ -182,7 +167,7 @@ async function main() {
         n.step += 1;
         if (!state) return;
         const time = new Date().toISOString();
-        for (const kind of /** @type {Array<keyof typeof RESOURCES>} */ (Object.keys(RESOURCES))) {
+        for (const kind of Object.keys(RESOURCES) as Array<keyof typeof RESOURCES>) {
           const address = `${n.node}${RESOURCES[kind].source}`;
           const result = await call(
             'POST',
@@ -232,7 +217,7 @@ async function main() {
 async function consumerCounts() {
   try {
     const response = await fetch(CONSUMER_URL, { signal: AbortSignal.timeout(2000) });
-    const counts = /** @type {{ verified?: unknown, rejected?: unknown }} */ (await response.json());
+    const counts = (await response.json()) as { verified?: unknown; rejected?: unknown };
     return typeof counts?.verified === 'number'
       ? { verified: counts.verified, rejected: Number(counts.rejected) }
       : undefined;

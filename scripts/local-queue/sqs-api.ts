@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The subset of SQS's AWS JSON 1.0 protocol that the service and its event sources use, over the
  * local queue's store: POST / with `x-amz-target: AmazonSQS.<Action>`. Requests are not checked
@@ -6,7 +5,7 @@
  * as SQS answers them: 400, `__type` and `x-amzn-query-error`, so that the AWS SDK's SQS client
  * (in lib/queue/sqs-queue.ts) reads the same codes it would read from SQS.
  */
-import { md5 } from './store.mjs';
+import { md5, type QueueStore, type Redrive, type SendEntry, type StoredMessage } from './store';
 
 /** SQS's limits: a message, and the bodies of one batch together, up to 1 MiB (since August 2025). */
 const MAX_BATCH = 10;
@@ -20,41 +19,44 @@ export const LOCAL_ACCOUNT = '000000000000';
 
 export class SqsApiError extends Error {
   /**
-   * @param {string} code the `__type` without its namespace
-   * @param {string} message
-   * @param {string} [queryCode] the code of SQS's query protocol, for `x-amzn-query-error`
+   * @param code the `__type` without its namespace
+   * @param queryCode the code of SQS's query protocol, for `x-amzn-query-error`
    */
-  constructor(code, message, queryCode = code) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly queryCode: string = code,
+  ) {
     super(message);
-    this.code = code;
-    this.queryCode = queryCode;
   }
 }
 
-const invalid = (/** @type {string} */ message) => new SqsApiError('InvalidParameterValue', message);
+const invalid = (message: string) => new SqsApiError('InvalidParameterValue', message);
 
-/**
- * @typedef {object} SqsApiContext
- * @property {import('./store.mjs').QueueStore} store
- * @property {readonly string[]} queues the queue names
- * @property {(name: string) => number} visibilityMs a queue's default visibility time-out
- * @property {(name: string) => import('./store.mjs').Redrive | undefined} redrive a queue's redrive policy
- * @property {(name: string, max: number, visibilityMs: number) => import('./store.mjs').StoredMessage[]} receive
- *   receives (moving what must go to the dead-letter queue and reporting it)
- * @property {(name: string, entries: { body: string, delayMs: number }[]) => string[]} send sends and wakes the poller
- * @property {(name: string) => void} changed counts a visibility change request and wakes the poller
- * @property {(ms: number) => Promise<void>} waitForMessages resolves on a send, or after `ms`
- * @property {string} baseUrl
- */
+export interface SqsApiContext {
+  store: QueueStore;
+  /** The queue names. */
+  queues: readonly string[];
+  /** A queue's default visibility time-out. */
+  visibilityMs: (name: string) => number;
+  redrive: (name: string) => Redrive | undefined;
+  /** Receives, moving what must go to the dead-letter queue and reporting it. */
+  receive: (name: string, max: number, visibilityMs: number) => StoredMessage[];
+  /** Sends and wakes the poller. */
+  send: (name: string, entries: SendEntry[]) => string[];
+  /** Wakes the poller after a visibility change. */
+  changed: (name: string) => void;
+  /** Resolves on a send, or after `ms`. */
+  waitForMessages: (ms: number) => Promise<void>;
+  baseUrl: string;
+}
 
-/**
- * Runs one action. Returns the response body; throws SqsApiError for what SQS would refuse.
- * @param {SqsApiContext} context
- * @param {string} action
- * @param {Record<string, unknown>} input
- * @returns {Promise<Record<string, unknown>>}
- */
-export async function runAction(context, action, input) {
+/** Runs one action. Returns the response body; throws SqsApiError for what SQS would refuse. */
+export async function runAction(
+  context: SqsApiContext,
+  action: string,
+  input: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const queueOf = () => queueName(context, input);
   switch (action) {
     case 'GetQueueUrl': {
@@ -62,8 +64,6 @@ export async function runAction(context, action, input) {
       if (!context.queues.includes(name)) throw noSuchQueue(name);
       return { QueueUrl: `${context.baseUrl}/${LOCAL_ACCOUNT}/${name}` };
     }
-    case 'ListQueues':
-      return { QueueUrls: context.queues.map((name) => `${context.baseUrl}/${LOCAL_ACCOUNT}/${name}`) };
     case 'SendMessage': {
       const queue = queueOf();
       const entry = sendEntry(input);
@@ -80,10 +80,8 @@ export async function runAction(context, action, input) {
           `The batch's bodies total ${total} bytes, over ${MAX_MESSAGE_BYTES}`,
         );
       }
-      /** @type {{ Id: string, SenderFault: boolean, Code: string, Message: string }[]} */
-      const failed = [];
-      /** @type {{ id: string, body: string, delayMs: number }[]} */
-      const accepted = [];
+      const failed: { Id: string; SenderFault: boolean; Code: string; Message: string }[] = [];
+      const accepted: { id: string; body: string; delayMs: number }[] = [];
       for (const entry of entries) {
         try {
           accepted.push({ id: String(entry.Id), ...sendEntry(entry) });
@@ -146,10 +144,8 @@ export async function runAction(context, action, input) {
     case 'ChangeMessageVisibilityBatch': {
       const queue = queueOf();
       const entries = batchEntries(input);
-      /** @type {{ Id: string }[]} */
-      const successful = [];
-      /** @type {{ Id: string, SenderFault: boolean, Code: string, Message: string }[]} */
-      const failed = [];
+      const successful: { Id: string }[] = [];
+      const failed: { Id: string; SenderFault: boolean; Code: string; Message: string }[] = [];
       for (const entry of entries) {
         const id = String(entry.Id);
         try {
@@ -189,30 +185,24 @@ export async function runAction(context, action, input) {
   }
 }
 
-/**
- * One visibility change, of a call or of a batch entry.
- * @param {SqsApiContext} context @param {string} queue @param {Record<string, unknown>} input
- */
-function changeVisibility(context, queue, input) {
+/** One visibility change, of a call or of a batch entry. */
+function changeVisibility(context: SqsApiContext, queue: string, input: Record<string, unknown>) {
   const seconds = integer(input.VisibilityTimeout, undefined, 0, MAX_VISIBILITY_SECONDS, 'VisibilityTimeout');
   if (!context.store.changeVisibility(queue, String(input.ReceiptHandle ?? ''), seconds * 1000)) {
     throw staleReceipt();
   }
 }
 
-/** @param {string} name */
-export const arn = (name) => `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:${name}`;
+export const arn = (name: string) => `arn:aws:sqs:us-east-1:${LOCAL_ACCOUNT}:${name}`;
 
-/** @param {SqsApiContext} context @param {Record<string, unknown>} input */
-function queueName(context, input) {
+function queueName(context: SqsApiContext, input: Record<string, unknown>) {
   const url = String(input.QueueUrl ?? '');
   const name = url.replace(/\/+$/, '').split('/').pop() ?? '';
   if (!context.queues.includes(name)) throw noSuchQueue(url || '(no QueueUrl)');
   return name;
 }
 
-/** @param {string} which */
-const noSuchQueue = (which) =>
+const noSuchQueue = (which: string) =>
   new SqsApiError(
     'QueueDoesNotExist',
     `The specified queue does not exist: ${which}`,
@@ -225,8 +215,7 @@ const staleReceipt = () =>
     'The receipt handle is not the latest of a message in flight: it was deleted or received again',
   );
 
-/** @param {Record<string, unknown>} input */
-function batchEntries(input) {
+function batchEntries(input: Record<string, unknown>) {
   const entries = input.Entries;
   if (!Array.isArray(entries) || entries.length === 0) {
     throw new SqsApiError('EmptyBatchRequest', 'There should be at least one entry in the request');
@@ -239,11 +228,10 @@ function batchEntries(input) {
   if (ids.size !== objects.length) {
     throw new SqsApiError('BatchEntryIdsNotDistinct', 'Two or more batch entries have the same Id');
   }
-  return /** @type {Record<string, unknown>[]} */ (objects);
+  return objects as Record<string, unknown>[];
 }
 
-/** @param {Record<string, unknown>} input */
-function sendEntry(input) {
+function sendEntry(input: Record<string, unknown>) {
   const body = input.MessageBody;
   if (typeof body !== 'string' || body.length === 0) throw invalid('MessageBody must be a non-empty string');
   if (Buffer.byteLength(body) > MAX_MESSAGE_BYTES)
@@ -251,14 +239,8 @@ function sendEntry(input) {
   return { body, delayMs: integer(input.DelaySeconds, 0, 0, MAX_DELAY_SECONDS, 'DelaySeconds') * 1000 };
 }
 
-/**
- * @param {unknown} value
- * @param {number | undefined} fallback undefined: required
- * @param {number} min
- * @param {number} max
- * @param {string} name
- */
-function integer(value, fallback, min, max, name) {
+/** An integer parameter within [min, max]; without `fallback` it is required. */
+function integer(value: unknown, fallback: number | undefined, min: number, max: number, name: string) {
   if (value === undefined && fallback !== undefined) return fallback;
   const number = Number(value);
   if (!Number.isInteger(number) || number < min || number > max) {
@@ -267,8 +249,7 @@ function integer(value, fallback, min, max, name) {
   return number;
 }
 
-/** @param {import('./store.mjs').StoredMessage} message */
-function sqsMessage(message) {
+function sqsMessage(message: StoredMessage) {
   return {
     MessageId: message.messageId,
     ReceiptHandle: message.receiptHandle,

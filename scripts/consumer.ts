@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * A sample O-Cloud event consumer: verifies every request as Standard Webhooks (the standardwebhooks
  * library), prints each notification, answers 204, or 401 and what failed.
@@ -11,13 +10,14 @@
  * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md). The `v1a`
  * signature is checked too, with the keys of API_URL (default: npm start's on PORT or 3000).
  */
-import { createPublicKey, randomBytes, verify } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject, randomBytes, verify } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { LOCAL_TLS } from './local-tls.mjs';
+import { BASE_PATH } from '../lib/http/base-path';
+import { LOCAL_TLS } from './local-tls';
 
 export const SECRET_FILE = '.data/consumer-secret';
 
@@ -31,24 +31,22 @@ export function consumerSecret() {
   return { secret, from: `${SECRET_FILE} (made now)` };
 }
 
-/** @param {any} event */
-function summary(event) {
-  const values = (event?.data?.values ?? [])
-    .map((/** @type {{ ResourceAddress: string, value: unknown }} */ v) => `${v.ResourceAddress}=${v.value}`)
-    .join(' ');
+function summary(
+  event:
+    | { type?: string; time?: string; data?: { values?: { ResourceAddress: string; value: unknown }[] } }
+    | undefined,
+) {
+  const values = (event?.data?.values ?? []).map((v) => `${v.ResourceAddress}=${v.value}`).join(' ');
   return `${event?.type} @ ${event?.time}: ${values}`;
 }
 
 /**
  * The `v1a` (ed25519) signature checked with node:crypto against the keys the API publishes at
  * GET /signing-keys, fetched again when none verifies; reported, not enforced (v1 is).
- * @param {string} api
  */
-function v1aChecker(api) {
-  /** @type {import('node:crypto').KeyObject[]} */
-  let keys = [];
-  /** @param {http.IncomingHttpHeaders} h @param {string} body */
-  const verifies = (h, body) => {
+function v1aChecker(api: string) {
+  let keys: KeyObject[] = [];
+  const verifies = (h: http.IncomingHttpHeaders, body: string) => {
     const content = Buffer.from(`${h['webhook-id']}.${h['webhook-timestamp']}.${body}`);
     const signatures = String(h['webhook-signature'])
       .split(' ')
@@ -58,13 +56,12 @@ function v1aChecker(api) {
     );
   };
   return {
-    /** @param {http.IncomingHttpHeaders} headers @param {string} body */
-    async check(headers, body) {
+    async check(headers: http.IncomingHttpHeaders, body: string) {
       if (verifies(headers, body)) return 'v1a verified';
       try {
-        const list = /** @type {{ Keys: { Jwk: import('node:crypto').JsonWebKey }[] }} */ (
-          await (await fetch(`${api}/signing-keys`)).json()
-        );
+        const list = (await (await fetch(`${api}/signing-keys`)).json()) as {
+          Keys: { Jwk: JsonWebKey }[];
+        };
         keys = list.Keys.map((key) => createPublicKey({ key: key.Jwk, format: 'jwk' }));
       } catch (error) {
         return `v1a not checked: ${api}/signing-keys: ${error instanceof Error ? error.message : error}`;
@@ -77,9 +74,8 @@ function v1aChecker(api) {
 /**
  * Node's https server requiring a client certificate signed by the local CA; a handshake without
  * one is refused before any request.
- * @param {http.RequestListener} handle
  */
-function httpsServer(handle) {
+function httpsServer(handle: http.RequestListener) {
   if (!existsSync(LOCAL_TLS.consumer)) {
     console.error(
       `No ${LOCAL_TLS.consumer}: run npm start once first, which makes the local CA and certificates.`,
@@ -103,13 +99,10 @@ function main() {
   const { secret, from } = consumerSecret();
   const webhook = new Webhook(secret);
   const counts = { verified: 0, rejected: 0 };
-  const v1a = v1aChecker(
-    process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}/api/ocloudNotifications/v2`,
-  );
+  const v1a = v1aChecker(process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}${BASE_PATH}`);
 
   const tls = process.argv.includes('--tls');
-  /** @param {http.IncomingMessage} req @param {http.ServerResponse} res */
-  const handle = (req, res) => {
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
     if (req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
       return;
@@ -122,7 +115,9 @@ function main() {
     req.on('end', async () => {
       const head = `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
       try {
-        const event = webhook.verify(raw, /** @type {Record<string, string>} */ (req.headers));
+        const event = webhook.verify(raw, req.headers as Record<string, string>) as Parameters<
+          typeof summary
+        >[0];
         res.writeHead(204).end(); // answered first: checking v1a may fetch the keys
         counts.verified += 1;
         const n = counts.verified;
@@ -144,7 +139,7 @@ function main() {
       `Sample consumer listening on ${scheme}://127.0.0.1:${port}/events${mutual}, verifying every request with the secret from ${from} (Ctrl-C stops it)`,
     );
   });
-  for (const signal of /** @type {const} */ (['SIGINT', 'SIGTERM'])) {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       server.close();
       server.closeAllConnections();
