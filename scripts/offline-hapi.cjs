@@ -6,15 +6,18 @@
 // passes hapi's own options and registers hapi's own extension point (`onPreResponse`). No
 // prototype of hapi or of Node's http is changed. It stays CommonJS because `node --require` loads
 // it synchronously before serverless-offline's ESM imports of @hapi/hapi are evaluated; the hapi
-// export it replaces is CommonJS too. test/e2e/offline-as-deployed.e2e.test.ts fails without it.
+// export it replaces is CommonJS too. serverless-offline 14.8.2 is the newest 14.x. Without this
+// file test/e2e/offline-as-deployed.e2e.test.ts and the refusal and function-failure cases of
+// test/e2e/local-run.e2e.test.ts fail.
 //
 // What it changes, and what a client would see without it:
 // - Trailing slash: hapi strips it before routing and from rawPath (`router.stripTrailingSlash`,
 //   hard-coded true), so `DELETE …/subscriptions/` reached delete-all; API Gateway keeps it and the
 //   handlers refuse it (404). Upstream: https://github.com/dherault/serverless-offline/issues/1744
 //   (the `noStripTrailingSlashInUrl` option was removed; open).
-// - Compression: hapi gzips a response when the client asks; API Gateway's HTTP APIs do not
-//   compress. hapi's `compression: false` turns that off.
+// - Compression: hapi gzips a response over 1 KiB when the client asks (its default); API
+//   Gateway's HTTP APIs do not compress. hapi's `compression: false` turns that off; offline has
+//   no option for it (no upstream issue found).
 // - A function that throws outside the service's own error handling, or cannot even be loaded
 //   (its bundle missing, say): API Gateway answers 500; with HTTP API payload 2.0 offline wraps the
 //   error as a 200 whose body is {"errorMessage", "errorType", "stackTrace"}, so a broken local server
@@ -25,11 +28,13 @@
 // - hapi's own refusals, before any function runs — a path that is not valid percent-encoded
 //   UTF-8, a Content-Type it cannot parse, a body over 10 MiB — come as
 //   {"statusCode":400,"error":"Bad Request",…} (hapi's Boom); Node's parser refuses a request line
-//   or headers over 16 KiB with a bare status line (hapi's `clientError` listener). Here: the same
-//   status, as an RFC 9457 problem document saying what to fix.
+//   or headers over 16 KiB with a bare status line (hapi's `clientError` listener). offline has no
+//   option to shape either (no upstream issue found). Here: the same status, as an RFC 9457 problem
+//   document saying what to fix.
 // - A 204 gets `Content-Type: application/json`: offline sets it on every Lambda response that set
 //   none (HttpServer.js, `response.header("Content-Type", "application/json", …)`). A 204 has no
-//   content (RFC 9110 §15.3.5) and the deployed API sends none. Here: dropped from 204s.
+//   content (RFC 9110 §15.3.5) and the deployed API sends none (no upstream issue found). Here:
+//   dropped from 204s.
 const http = require('node:http');
 const { join } = require('node:path');
 
