@@ -47,10 +47,8 @@ export interface Offline {
 }
 
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
-const NO_CONTENT_PRELOAD = fileURLToPath(new URL('./offline-no-content.cjs', import.meta.url));
-const PROBLEMS_PRELOAD = fileURLToPath(new URL('./offline-problems.cjs', import.meta.url));
-/** Passes /_local/ to npm start's local dashboard when it runs one (LOCAL_DASHBOARD_URL). */
-const DASHBOARD_PRELOAD = fileURLToPath(new URL('./dashboard/route.cjs', import.meta.url));
+/** offline's hapi server, answering as the deployed HTTP API does (the file says how and why). */
+const HAPI_PRELOAD = fileURLToPath(new URL('./offline-hapi.cjs', import.meta.url));
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startOffline({
@@ -78,11 +76,7 @@ export async function startOffline({
   // Flags as defined in node_modules/serverless-offline/src/config/commandOptions.js.
   const args = [
     '--require',
-    NO_CONTENT_PRELOAD,
-    '--require',
-    PROBLEMS_PRELOAD,
-    '--require',
-    DASHBOARD_PRELOAD,
+    HAPI_PRELOAD,
     SERVERLESS_BIN,
     'offline',
     'start',

@@ -1,7 +1,8 @@
 /**
  * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000),
  * with the local queue (messages kept in .data/queue.db) and its poller.
- * Env: PORT, DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
+ * Env: PORT, DASHBOARD_PORT (the local dashboard's; default PORT + 1, or a free port when that is
+ * taken), DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
  * LOCAL_QUEUE_FILE (default: .data/queue.db), LOG_LEVEL (debug: everything offline and the
  * handlers print, instead of a status line every few seconds), ENDPOINT_CA_FILE (CAs trusted for
  * https endpoints; default: the local CA .data/tls/ca.pem, made on the first run with the client
@@ -10,7 +11,7 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMetricsHistory } from './dashboard/metrics.mjs';
-import { DASHBOARD_PATH, startDashboard } from './dashboard/server.mjs';
+import { startDashboard } from './dashboard/server.mjs';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local';
 import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers';
 import { type DeadLetterNotice, lambdaInvoker } from './local-queue';
@@ -103,8 +104,6 @@ async function main() {
 
     const debug = process.env.LOG_LEVEL === 'debug';
     const history = createMetricsHistory();
-    const dashboard = await startDashboard({ history });
-    running.push(dashboard.stop);
     const offline = await startOffline({
       port,
       dynamoEndpoint: db.endpoint,
@@ -112,10 +111,17 @@ async function main() {
       quiet: true,
       queuePath: QUEUE_FILE,
       onDeadLetter: reportDeadLetter,
-      env: { LOCAL_DASHBOARD_URL: dashboard.url, ...tls.env },
+      env: tls.env,
     });
     running.push(offline.stop);
     record('serverless offline', offline.process.pid);
+    const dashboard = await startDashboard({
+      history,
+      api: offline.url,
+      port: Number(process.env.DASHBOARD_PORT || port + 1),
+      portRequired: Boolean(process.env.DASHBOARD_PORT),
+    });
+    running.push(dashboard.stop);
     const localConsole = createLocalConsole({ debug, onMetrics: history.record });
     if (debug) process.stdout.write(offline.output());
     forEachLine(offline.process.stdout, localConsole.line);
@@ -146,7 +152,7 @@ async function main() {
       `Local queue (SQS protocol) at ${offline.queue?.url}, messages in ${QUEUE_FILE}; dead letters: npm run dead-letters`,
     );
     console.log(`\nO-Cloud Notification API ready at ${offline.url}`);
-    console.log(`Local dashboard at ${new URL(DASHBOARD_PATH, offline.url)}\n`);
+    console.log(`Local dashboard at ${dashboard.url}\n`);
     if (!debug)
       console.log(
         `A status line every ${STATUS_EVERY_MS / 1000} s when something changed; LOG_LEVEL=debug npm start shows every log line.`,

@@ -1,10 +1,12 @@
 // @ts-check
 /**
- * The local dashboard of `npm start`, at http://127.0.0.1:PORT/_local/dashboard: the service's
- * metrics as its CloudWatch dashboard shows them, over the last hour, and its subscriptions with
- * their delivery status (GET /subscriptions/{id}/deliveries). Local only: serverless.yml knows
- * nothing of it. It listens on a port of its own; serverless offline passes it every request under
- * /_local/ (route.cjs), so that the page and the API share one origin.
+ * The local dashboard of `npm start`, at http://127.0.0.1:DASHBOARD_PORT/_local/dashboard (PORT + 1
+ * by default): the service's metrics as its CloudWatch dashboard shows them, over the last hour,
+ * and its subscriptions with their delivery status (GET /subscriptions/{id}/deliveries). Local
+ * only: serverless.yml knows nothing of it. A server of its own, beside serverless offline rather
+ * than inside it (offline has no supported way to add a route that is not a function): it serves
+ * the page and passes the page's GET requests for the API on to offline, so that the page and the
+ * API it reads share one origin.
  */
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -26,18 +28,45 @@ const FILES = {
 };
 
 /**
- * @param {{ history: ReturnType<typeof import('./metrics.mjs').createMetricsHistory> }} options
- * @returns {Promise<{ url: string, stop: () => Promise<void> }>}
+ * The page reads the API (GET only) through the dashboard's own origin.
+ * @param {import('node:http').IncomingMessage} req
+ * @param {import('node:http').ServerResponse} res
+ * @param {string} api the API's root URL
  */
-export async function startDashboard({ history }) {
+function forwardToApi(req, res, api) {
+  const { host: _dashboard, ...headers } = req.headers;
+  const forwarded = http.request(new URL(req.url ?? '/', api), { headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  forwarded.on('error', (error) =>
+    res.writeHead(502, { 'content-type': 'text/plain' }).end(`The API is not answering: ${error.message}\n`),
+  );
+  forwarded.end();
+}
+
+/**
+ * @param {{
+ *   history: ReturnType<typeof import('./metrics.mjs').createMetricsHistory>,
+ *   api: string,
+ *   port: number,
+ *   portRequired?: boolean,
+ * }} options `api`: the API's root URL (serverless offline's); `port`: the port to listen on, or,
+ *   unless `portRequired`, a free one when it is taken.
+ * @returns {Promise<{ url: string, stop: () => Promise<void> }>} `url`: the page's
+ */
+export async function startDashboard({ history, api, port, portRequired = false }) {
   const widgets = await localWidgets();
+  const apiPath = new URL(api).pathname;
   const server = http.createServer(async (req, res) => {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     const rest = path.startsWith(DASHBOARD_PATH)
       ? path.slice(DASHBOARD_PATH.length).replace(/\/$/, '')
       : undefined;
     try {
-      if (req.method !== 'GET' || rest === undefined) {
+      if (req.method === 'GET' && (path === apiPath || path.startsWith(`${apiPath}/`))) {
+        forwardToApi(req, res, api);
+      } else if (req.method !== 'GET' || rest === undefined) {
         res
           .writeHead(404, { 'content-type': 'text/plain' })
           .end(`The local dashboard is at ${DASHBOARD_PATH}\n`);
@@ -57,10 +86,25 @@ export async function startDashboard({ history }) {
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
     }
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const listen = (/** @type {number} */ on) =>
+    new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(on, '127.0.0.1', () => {
+        server.off('error', reject);
+        resolve(undefined);
+      });
+    });
+  try {
+    await listen(port);
+  } catch (error) {
+    const taken = /** @type {NodeJS.ErrnoException} */ (error).code === 'EADDRINUSE';
+    if (!taken) throw error;
+    if (portRequired) throw new Error(`Port ${port} for the local dashboard is already in use`);
+    await listen(0);
+  }
+  const { port: listening } = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${listening}${DASHBOARD_PATH}`,
     stop: () =>
       new Promise((resolve) => {
         server.closeAllConnections();

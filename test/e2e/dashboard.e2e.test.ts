@@ -47,7 +47,8 @@ beforeAll(async () => {
     DELIVERY_RETRY_WINDOW_SECONDS: '3',
   });
   api = service.url;
-  origin = new URL(api).origin;
+  // The dashboard's own server (PORT + 1 unless taken), which passes the page's API reads on.
+  origin = new URL(/Local dashboard at (\S+)/.exec(service.output())?.[1] ?? '').origin;
 }, 160_000);
 
 afterAll(async () => {

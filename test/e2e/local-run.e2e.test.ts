@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ensureTable, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
 import { type Offline, startOffline } from '../../scripts/offline';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { rawRequest } from '../support/raw-http';
 
 /** tsx's loader, by path: the scripts below run in folders of their own, where `tsx` does not resolve. */
 const TSX = createRequire(import.meta.url).resolve('tsx');
@@ -372,30 +373,14 @@ describe("the README's verifying consumer", () => {
 });
 
 /** One raw request, exactly as written (fetch would normalise the path). */
-function raw(
+async function raw(
   method: string,
   path: string,
   headers: Record<string, string> = {},
   body?: Buffer | string,
 ): Promise<{ status: number; type: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.request(
-      { host: '127.0.0.1', port: api.port, method, path: `/api/ocloudNotifications/v2${path}`, headers },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk) => chunks.push(chunk));
-        response.on('end', () =>
-          resolve({
-            status: response.statusCode ?? 0,
-            type: String(response.headers['content-type'] ?? ''),
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    request.on('error', reject);
-    request.end(body);
-  });
+  const answer = await rawRequest(api.port, method, `/api/ocloudNotifications/v2${path}`, headers, body);
+  return { status: answer.status, type: String(answer.headers['content-type'] ?? ''), body: answer.body };
 }
 
 function expectProblemAnswer(answer: { status: number; type: string; body: string }, status?: number) {
