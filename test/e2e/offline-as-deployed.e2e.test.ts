@@ -3,7 +3,7 @@
  * would not by themselves (scripts/offline-hapi.cjs says why each differs, with the upstream
  * issue): a trailing slash is kept, nothing is compressed, a 204 has no Content-Type, and a
  * function that cannot be loaded answers a 500 problem document, not a 200. Each case fails with
- * offline's own behaviour (the preload left out of scripts/offline.mjs). hapi's own refusals
+ * offline's own behaviour (the preload left out of scripts/offline.ts). hapi's own refusals
  * (bad percent-encoding, Content-Type, sizes) are in local-run.e2e.test.ts.
  */
 import { readdir, rm } from 'node:fs/promises';
