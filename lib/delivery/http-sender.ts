@@ -28,8 +28,8 @@ const SOCKET_WAIT_LIMIT_MS = 10_000;
 // Idle sockets are dropped well before the usual 5 s server keep-alive so a
 // reused socket is rarely one the consumer has already closed.
 const agentOptions = { keepAlive: true, maxSockets: 64, timeout: 4_000 };
-const httpAgent = /* @__PURE__ */ new http.Agent(agentOptions);
-const httpsAgent = /* @__PURE__ */ new https.Agent(agentOptions);
+const httpAgent = new http.Agent(agentOptions);
+const httpsAgent = new https.Agent(agentOptions);
 
 // One agent per TLS context (a rotation reads a new one): a pooled socket is always one made with
 // the context of the delivery that reuses it. The old agent's idle sockets close by its time-out.

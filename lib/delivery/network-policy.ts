@@ -44,10 +44,8 @@ const special = (entry: string, category: Category, label: string): SpecialRange
   label,
 });
 
-// The tables are built by calls, so without the pure marks every bundle that imports this module
-// would keep them, needed or not. First match wins, so more specific blocks come before the
-// blocks containing them.
-const V4_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
+// First match wins, so more specific blocks come before the blocks containing them.
+const V4_RANGES: readonly SpecialRange[] = [
   special('255.255.255.255', 'never', 'broadcast'),
   special('0.0.0.0/8', 'never', 'unspecified / this network'),
   special('10.0.0.0/8', 'private', 'private (RFC 1918)'),
@@ -64,9 +62,9 @@ const V4_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
   special('203.0.113.0/24', 'never', 'documentation'),
   special('224.0.0.0/4', 'never', 'multicast'),
   special('240.0.0.0/4', 'never', 'reserved'),
-])();
+];
 
-const V6_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
+const V6_RANGES: readonly SpecialRange[] = [
   special('::/128', 'never', 'unspecified'),
   special('::1/128', 'private', 'loopback'),
   // Deprecated (RFC 4291) and never routed as IPv4, so refuse instead of unwrapping.
@@ -81,9 +79,9 @@ const V6_RANGES: readonly SpecialRange[] = /* @__PURE__ */ (() => [
   special('fe80::/10', 'never', 'link-local'),
   special('fec0::/10', 'never', 'site-local (deprecated)'),
   special('ff00::/8', 'never', 'multicast'),
-])();
+];
 
-const GLOBAL_UNICAST_V6 = /* @__PURE__ */ blockList([parseCidr('2000::/3')]);
+const GLOBAL_UNICAST_V6 = blockList([parseCidr('2000::/3')]);
 
 /** IPv6 forms that carry an IPv4 destination: the embedded address is what gets reached. */
 function embeddedIpv4(g: readonly number[]): { label: string; v4: Ip } | undefined {
