@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { buildEvent, resourceAddress } from '../agent/events';
 import { requestSigner } from '../agent/sign-request';
 import { BASE_PATH } from '../lib/http/base-path';
 import { newSigningSecret, webhookReceiver } from './consumer';
@@ -44,7 +45,9 @@ export async function smoke(
     return 2;
   }
   const { call } = client;
-  const address = `/smoke-${randomUUID().slice(0, 8)}/site-1/node-1/sync/ptp-status/lock-state`;
+  const node = `/smoke-${randomUUID().slice(0, 8)}/site-1/node-1`;
+  const address = resourceAddress(node, 'lockState');
+  const lockState = (value: string) => buildEvent(node, 'lockState', { value }, new Date().toISOString());
   const cleanup: Array<() => Promise<unknown>> = [];
   /** Runs one step; a string it answers is printed after its name. */
   const step = async (name: string, run: () => Promise<unknown>) => {
@@ -73,7 +76,7 @@ export async function smoke(
 
     const publish = (event: unknown) =>
       call('producer', 'POST', `/publishers/${publisherId}/events`, 202, event);
-    const first = lockState(address, 'LOCKED');
+    const first = lockState('LOCKED');
     await step('publish LOCKED', () => publish(first));
 
     await step('read the current state back', async () => {
@@ -136,7 +139,7 @@ export async function smoke(
 
       await step('publish HOLDOVER: delivered, signature verified', async () => {
         const started = Date.now();
-        const second = lockState(address, 'HOLDOVER');
+        const second = lockState('HOLDOVER');
         await publish(second);
         await arrival(second.id, 'the notification');
         return `${Date.now() - started} ms from the POST`;
@@ -200,20 +203,6 @@ function clientFor(api: string, region: string | undefined) {
     return { text: answer, json };
   };
   return { description, call };
-}
-
-function lockState(address: string, value: string) {
-  return {
-    id: randomUUID(),
-    specversion: '1.0',
-    source: '/sync/ptp-status/lock-state',
-    type: 'event.sync.ptp-status.ptp-state-change',
-    time: new Date().toISOString(),
-    data: {
-      version: '1.0',
-      values: [{ data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value }],
-    },
-  };
 }
 
 function expect(condition: boolean, message: string) {

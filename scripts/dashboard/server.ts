@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 import { localWidgets, type MetricsHistory } from './metrics';
 
 export const DASHBOARD_PATH = '/_local/dashboard';
+/** Under DASHBOARD_PATH, the API's routes (app.js reads them there, never knowing its base path). */
+const API_PATH = '/api';
 
 const require = createRequire(import.meta.url);
 /** The page, its script and the charting library (uPlot, from node_modules): nothing from elsewhere. */
@@ -27,10 +29,10 @@ const FILES: Record<string, { file: URL | string; type: string }> = {
   '/uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 
-/** The page reads the API (GET only, at the root URL `api`) through the dashboard's own origin. */
-function forwardToApi(req: http.IncomingMessage, res: http.ServerResponse, api: string) {
+/** The page reads the API (GET only) through the dashboard's own origin: `target` is the API's URL. */
+function forwardToApi(req: http.IncomingMessage, res: http.ServerResponse, target: string) {
   const { host: _dashboard, ...headers } = req.headers;
-  const forwarded = http.request(new URL(req.url ?? '/', api), { headers }, (answer) => {
+  const forwarded = http.request(target, { headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });
@@ -56,19 +58,18 @@ export async function startDashboard({
   portRequired?: boolean;
 }): Promise<{ url: string; stop: () => Promise<void> }> {
   const widgets = await localWidgets();
-  const apiPath = new URL(api).pathname;
   const server = http.createServer(async (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const rest = path.startsWith(DASHBOARD_PATH)
-      ? path.slice(DASHBOARD_PATH.length).replace(/\/$/, '')
+    const { pathname, search } = new URL(req.url ?? '/', 'http://localhost');
+    const rest = pathname.startsWith(DASHBOARD_PATH)
+      ? pathname.slice(DASHBOARD_PATH.length).replace(/\/$/, '')
       : undefined;
     try {
-      if (req.method === 'GET' && (path === apiPath || path.startsWith(`${apiPath}/`))) {
-        forwardToApi(req, res, api);
-      } else if (req.method !== 'GET' || rest === undefined) {
+      if (req.method !== 'GET' || rest === undefined) {
         res
           .writeHead(404, { 'content-type': 'text/plain' })
           .end(`The local dashboard is at ${DASHBOARD_PATH}\n`);
+      } else if (rest.startsWith(`${API_PATH}/`)) {
+        forwardToApi(req, res, `${api}${rest.slice(API_PATH.length)}${search}`);
       } else if (rest === '/data') {
         const data = {
           now: Date.now(),
