@@ -16,6 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import type { NotificationEvent } from '../lib/domain/event';
 import { BASE_PATH } from '../lib/http/base-path';
 import { LOCAL_TLS } from './local-tls';
 
@@ -33,21 +34,13 @@ export function consumerSecret() {
 
 export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** What a notification says, as far as this consumer prints it. */
-export interface Notification {
-  id?: unknown;
-  type?: string;
-  time?: string;
-  data?: { values?: { ResourceAddress: string; value: unknown }[] };
-}
-
 /**
  * A request handler that verifies each request's body (up to 1 MB) as Standard Webhooks signed with
  * `secret`, answers 204, or 401 when it does not verify, and then tells `verified` or `rejected`.
  */
 export function webhookReceiver(
   secret: string,
-  verified: (event: Notification, req: http.IncomingMessage, raw: string) => void,
+  verified: (event: NotificationEvent, req: http.IncomingMessage, raw: string) => void,
   rejected: (reason: string, req: http.IncomingMessage) => void,
 ): http.RequestListener {
   const webhook = new Webhook(secret);
@@ -58,9 +51,9 @@ export function webhookReceiver(
       if (raw.length < 1_000_000) raw += chunk;
     });
     req.on('end', () => {
-      let event: Notification;
+      let event: NotificationEvent;
       try {
-        event = webhook.verify(raw, req.headers as Record<string, string>) as Notification;
+        event = webhook.verify(raw, req.headers as Record<string, string>) as NotificationEvent;
       } catch (error) {
         res.writeHead(401).end();
         return rejected(error instanceof Error ? error.message : String(error), req);
@@ -124,7 +117,7 @@ function main() {
     async (event, req, raw) => {
       const n = ++counts.verified;
       const line = head(req); // before checking v1a, which may fetch the keys
-      const values = (event.data?.values ?? []).map((v) => `${v.ResourceAddress}=${v.value}`).join(' ');
+      const values = event.data.values.map((v) => `${v.ResourceAddress}=${v.value}`).join(' ');
       console.log(`#${n} ${line} verified (v1; ${await v1a(req.headers, raw)})`);
       console.log(`   ${event.type} @ ${event.time}: ${values}`);
     },

@@ -10,6 +10,7 @@
  * AWS_REGION (or the region in an execute-api host name) from the standard credential chain; with
  * OCLOUD_TOKEN set, the consumer routes send it as a bearer token instead (a consumerAuth=jwt stage).
  */
+import assert from 'node:assert';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
@@ -63,7 +64,7 @@ export async function smoke(
   try {
     await step(`GET ${api}/health`, async () => {
       const { text } = await call('open', 'GET', '/health', 200);
-      expect(text === 'OK', `expected OK, got ${text}`);
+      assert(text === 'OK', `expected OK, got ${text}`);
       return client.description;
     });
 
@@ -81,7 +82,7 @@ export async function smoke(
 
     await step('read the current state back', async () => {
       const { json } = await call('consumer', 'GET', `${address}/CurrentState`, 200);
-      expect(json.id === first.id, `expected event ${first.id}, got ${JSON.stringify(json)}`);
+      assert(json.id === first.id, `expected event ${first.id}, got ${JSON.stringify(json)}`);
     });
 
     if (!values.endpoint) {
@@ -89,13 +90,13 @@ export async function smoke(
         'consumer routes: list, read, refuse a bad subscription (no --endpoint: nothing subscribed)',
         async () => {
           const list = await call('consumer', 'GET', '/subscriptions?limit=1', 200);
-          expect(Array.isArray(list.json), 'GET /subscriptions: expected an array');
+          assert(Array.isArray(list.json), 'GET /subscriptions: expected an array');
           await call('consumer', 'GET', `/subscriptions/${randomUUID()}`, 404);
           const bad = await call('consumer', 'POST', '/subscriptions', 400, { ResourceAddress: address });
-          expect(typeof bad.json.detail === 'string', 'POST /subscriptions: expected a problem document');
+          assert(typeof bad.json.detail === 'string', 'POST /subscriptions: expected a problem document');
           const found = `/publishers?ResourceAddress=${encodeURIComponent(address)}`;
           const publishers = await call('consumer', 'GET', found, 200);
-          expect(publishers.text.includes(publisherId), `GET ${found}: expected the publisher`);
+          assert(publishers.text.includes(publisherId), `GET ${found}: expected the publisher`);
         },
       );
     } else {
@@ -118,7 +119,7 @@ export async function smoke(
       const arrival = async (id: string, what: string) => {
         for (let waited = 0; waited < 10_000; waited += 100) {
           const failure = received.find((r) => r.failure);
-          expect(!failure, `${what}: a request failed signature verification (${failure?.failure})`);
+          assert(!failure, `${what}: a request failed signature verification (${failure?.failure})`);
           if (received.some((r) => r.id === id)) return;
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
@@ -190,23 +191,16 @@ function clientFor(api: string, region: string | undefined) {
     }
     const response = await fetch(url, { method, headers, body: text, signal: AbortSignal.timeout(15_000) });
     const answer = await response.text();
-    expect(
+    assert(
       response.status === expected,
       `${method} ${path}: expected ${expected}, got ${response.status} ${answer}`,
     );
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(answer);
-    } catch {
-      // not JSON: /health's text, or no content
-    }
+    const json: Record<string, unknown> = response.headers.get('content-type')?.includes('json')
+      ? JSON.parse(answer)
+      : {};
     return { text: answer, json };
   };
   return { description, call };
-}
-
-function expect(condition: boolean, message: string) {
-  if (!condition) throw new Error(message);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
