@@ -95,7 +95,7 @@ export function runDeadLetters(args: string[], path: string = QUEUE_FILE) {
     const chosen = ids.length > 0 ? ids : [...letters.keys()];
     const moved = store.moveBack(
       'dead-letter',
-      ids.length > 0 ? ids : undefined,
+      chosen,
       (message) => letters.get(message.messageId)?.redriveTo,
     );
     const missing = chosen.filter((id) => !letters.has(id));

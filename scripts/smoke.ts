@@ -12,6 +12,7 @@
  */
 import assert from 'node:assert';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import http from 'node:http';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -111,7 +112,7 @@ export async function smoke(
           (failure) => received.push({ failure }),
         ),
       );
-      await new Promise((resolve, reject) => server.once('error', reject).listen(port, () => resolve(0)));
+      await once(server.listen(port), 'listening');
       cleanup.push(async () => {
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));

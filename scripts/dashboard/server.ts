@@ -7,6 +7,7 @@
  * the page and passes the page's GET requests for the API on to offline, so that the page and the
  * API it reads share one origin.
  */
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -86,14 +87,10 @@ export async function startDashboard({
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
     }
   });
-  const listen = (on: number) =>
-    new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(on, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve(undefined);
-      });
-    });
+  const listen = async (on: number) => {
+    server.listen(on, '127.0.0.1');
+    await once(server, 'listening'); // or throws the 'error'
+  };
   try {
     await listen(port);
   } catch (error) {
