@@ -20,6 +20,30 @@ const metric = (id, namespace, name, dimensions, stat = 'Sum', period = 60) => (
   },
 });
 
+/**
+ * Fires as soon as a queue that only keeps what was given up on holds a message.
+ * @param {string} queue the queue's logical id in serverless.yml
+ * @param {string} name
+ * @param {string} description
+ */
+const anyMessageIn = (queue, name, description) => ({
+  Type: 'AWS::CloudWatch::Alarm',
+  Properties: {
+    AlarmName: name,
+    AlarmDescription: description,
+    Namespace: 'AWS/SQS',
+    MetricName: 'ApproximateNumberOfMessagesVisible',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+    Statistic: 'Maximum',
+    Period: 60,
+    EvaluationPeriods: 1,
+    Threshold: 0,
+    ComparisonOperator: 'GreaterThanThreshold',
+    TreatMissingData: 'notBreaching',
+    ...actions,
+  },
+});
+
 /** @param {{ resolveVariable: ResolveVariable }} options */
 module.exports = async ({ resolveVariable }) => {
   const service = await resolveVariable('self:service');
@@ -128,23 +152,15 @@ module.exports = async ({ resolveVariable }) => {
         ...actions,
       },
     },
-    deadLetters: {
-      Type: 'AWS::CloudWatch::Alarm',
-      Properties: {
-        AlarmName: `${service}-${stage}-dead-letters`,
-        AlarmDescription:
-          'A notification was given up on and is in the dead-letter queue; its message says which subscription, which event and why.',
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateNumberOfMessagesVisible',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['DeadLetterQueue', 'QueueName'] } }],
-        Statistic: 'Maximum',
-        Period: 60,
-        EvaluationPeriods: 1,
-        Threshold: 0,
-        ComparisonOperator: 'GreaterThanThreshold',
-        TreatMissingData: 'notBreaching',
-        ...actions,
-      },
-    },
+    deadLetters: anyMessageIn(
+      'DeadLetterQueue',
+      `${service}-${stage}-dead-letters`,
+      'A notification was given up on and is in the dead-letter queue; its message says which subscription, which event and why.',
+    ),
+    cleanupDeadLetters: anyMessageIn(
+      'CleanupDeadLetterQueue',
+      `${service}-${stage}-cleanup-dead-letters`,
+      "A delete-all clean-up job kept failing and is in the clean-up dead-letter queue: the owner's retired subscriptions stay in the table (invisible, uncounted) until it is redriven to the clean-up queue.",
+    ),
   };
 };

@@ -70,7 +70,14 @@ module.exports = async ({ resolveVariable }) => {
         height: 6,
         properties: {
           title: 'Alarms',
-          alarms: ['5xx-rate', 'throttling', 'failed-attempt-rate', 'oldest-delivery', 'dead-letters'].map(
+          alarms: [
+            '5xx-rate',
+            'throttling',
+            'failed-attempt-rate',
+            'oldest-delivery',
+            'dead-letters',
+            'cleanup-dead-letters',
+          ].map(
             (name) =>
               `arn:aws:cloudwatch:\${AWS::Region}:\${AWS::AccountId}:alarm:${service}-${stage}-${name}`,
           ),

@@ -53,7 +53,12 @@ export const keys = {
     treePk: treePartition(address),
     treeSk: `${address}/`,
   }),
-  treePartition,
+  /** The query of the publisher tree for the state items of the publishers at or under `address`. */
+  publishersUnder: (address: string) => ({
+    IndexName: INDEX.publisherTree,
+    KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
+    ExpressionAttributeValues: { ':pk': treePartition(address), ':prefix': `${address}/` },
+  }),
   /**
    * Delivery progress of one subscription for one publisher address: the newest delivered event
    * and the lease of the attempt in flight. In the subscription's partition, so it is found with it.

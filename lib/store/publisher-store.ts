@@ -42,15 +42,7 @@ export class DynamoPublisherStore implements PublisherStore {
       );
       return { items: page.items.map(toPublisher), next: page.next };
     }
-    const page = await this.table.listPage(
-      {
-        IndexName: INDEX.publisherTree,
-        KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
-      },
-      request,
-      INDEX_KEY.publisherTree,
-    );
+    const page = await this.table.listPage(keys.publishersUnder(address), request, INDEX_KEY.publisherTree);
     return { items: page.items.map(publisherOfState), next: page.next };
   }
 

@@ -75,7 +75,7 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   /** A query of the publisher tree finds the publishers under the address, a batch read their states. */
   private async statesUnder(resourceAddress: string): Promise<PublisherState[]> {
     const stateKeys: Item[] = [];
-    for await (const page of this.table.pages(treeQuery(resourceAddress))) {
+    for await (const page of this.table.pages(keys.publishersUnder(resourceAddress))) {
       stateKeys.push(...page.map((item) => ({ pk: item.pk, sk: item.sk })));
     }
     const states = stateKeys.length === 0 ? [] : await this.table.batchGet(stateKeys);
@@ -347,13 +347,4 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     if (!this.secrets) throw new Error('this subscription store was built without a secret box');
     return this.secrets;
   }
-}
-
-/** The keys of the publishers' state items at or under the address. */
-function treeQuery(address: string) {
-  return {
-    IndexName: INDEX.publisherTree,
-    KeyConditionExpression: 'treePk = :pk AND begins_with(treeSk, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.treePartition(address), ':prefix': `${address}/` },
-  };
 }

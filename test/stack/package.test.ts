@@ -496,7 +496,7 @@ describe('serverless package --stage prod', () => {
     expect(withSecret).toEqual(['CreateSubscriptionLambdaFunction', 'DeliverLambdaFunction']);
   });
 
-  it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered, notifying the alarm topic', () => {
+  it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered (notifications or clean-up jobs), notifying the alarm topic', () => {
     const alarms = Object.fromEntries(
       byType(iam.template, 'AWS::CloudWatch::Alarm').map(
         ([, alarm]) => [String(alarm.Properties.AlarmName), alarm.Properties] as const,
@@ -504,6 +504,7 @@ describe('serverless package --stage prod', () => {
     );
     expect(Object.keys(alarms).sort()).toEqual([
       'ocloud-notifications-prod-5xx-rate',
+      'ocloud-notifications-prod-cleanup-dead-letters',
       'ocloud-notifications-prod-dead-letters',
       'ocloud-notifications-prod-failed-attempt-rate',
       'ocloud-notifications-prod-oldest-delivery',
@@ -534,11 +535,17 @@ describe('serverless package --stage prod', () => {
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['DeliveryQueue', 'QueueName'] } }],
       Threshold: 300,
     });
-    expect(alarms['ocloud-notifications-prod-dead-letters']).toMatchObject({
-      MetricName: 'ApproximateNumberOfMessagesVisible',
-      Threshold: 0,
-      ComparisonOperator: 'GreaterThanThreshold',
-    });
+    for (const [name, queue] of [
+      ['dead-letters', 'DeadLetterQueue'],
+      ['cleanup-dead-letters', 'CleanupDeadLetterQueue'],
+    ]) {
+      expect(alarms[`ocloud-notifications-prod-${name}`]).toMatchObject({
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queue, 'QueueName'] } }],
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+      });
+    }
   });
 
   it('shows on its dashboard exactly the metrics the handlers print, with the same dimensions', async () => {
