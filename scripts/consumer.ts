@@ -16,6 +16,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
+import type { NotificationEvent } from '../lib/domain/event';
 import { BASE_PATH } from '../lib/http/base-path';
 import { LOCAL_TLS } from './local-tls';
 
@@ -26,18 +27,41 @@ export function consumerSecret() {
   if (process.env.SIGNING_SECRET) return { secret: process.env.SIGNING_SECRET, from: 'SIGNING_SECRET' };
   if (existsSync(SECRET_FILE)) return { secret: readFileSync(SECRET_FILE, 'utf8').trim(), from: SECRET_FILE };
   mkdirSync('.data', { recursive: true });
-  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  const secret = newSigningSecret();
   writeFileSync(SECRET_FILE, `${secret}\n`, { mode: 0o600 });
   return { secret, from: `${SECRET_FILE} (made now)` };
 }
 
-function summary(
-  event:
-    | { type?: string; time?: string; data?: { values?: { ResourceAddress: string; value: unknown }[] } }
-    | undefined,
-) {
-  const values = (event?.data?.values ?? []).map((v) => `${v.ResourceAddress}=${v.value}`).join(' ');
-  return `${event?.type} @ ${event?.time}: ${values}`;
+export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
+
+/**
+ * A request handler that verifies each request's body (up to 1 MB) as Standard Webhooks signed with
+ * `secret`, answers 204, or 401 when it does not verify, and then tells `verified` or `rejected`.
+ */
+export function webhookReceiver(
+  secret: string,
+  verified: (event: NotificationEvent, req: http.IncomingMessage, raw: string) => void,
+  rejected: (reason: string, req: http.IncomingMessage) => void,
+): http.RequestListener {
+  const webhook = new Webhook(secret);
+  return (req, res) => {
+    let raw = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk) => {
+      if (raw.length < 1_000_000) raw += chunk;
+    });
+    req.on('end', () => {
+      let event: NotificationEvent;
+      try {
+        event = webhook.verify(raw, req.headers as Record<string, string>) as NotificationEvent;
+      } catch (error) {
+        res.writeHead(401).end();
+        return rejected(error instanceof Error ? error.message : String(error), req);
+      }
+      res.writeHead(204).end();
+      verified(event, req, raw);
+    });
+  };
 }
 
 /**
@@ -55,26 +79,19 @@ function v1aChecker(api: string) {
       keys.some((k) => verify(null, content, k, Buffer.from(s.slice(4), 'base64'))),
     );
   };
-  return {
-    async check(headers: http.IncomingHttpHeaders, body: string) {
-      if (verifies(headers, body)) return 'v1a verified';
-      try {
-        const list = (await (await fetch(`${api}/signing-keys`)).json()) as {
-          Keys: { Jwk: JsonWebKey }[];
-        };
-        keys = list.Keys.map((key) => createPublicKey({ key: key.Jwk, format: 'jwk' }));
-      } catch (error) {
-        return `v1a not checked: ${api}/signing-keys: ${error instanceof Error ? error.message : error}`;
-      }
-      return verifies(headers, body) ? 'v1a verified' : 'v1a NOT verified with the published keys';
-    },
+  return async (headers: http.IncomingHttpHeaders, body: string) => {
+    if (verifies(headers, body)) return 'v1a verified';
+    try {
+      const list = (await (await fetch(`${api}/signing-keys`)).json()) as { Keys: { Jwk: JsonWebKey }[] };
+      keys = list.Keys.map((key) => createPublicKey({ key: key.Jwk, format: 'jwk' }));
+    } catch (error) {
+      return `v1a not checked: ${api}/signing-keys: ${error instanceof Error ? error.message : error}`;
+    }
+    return verifies(headers, body) ? 'v1a verified' : 'v1a NOT verified with the published keys';
   };
 }
 
-/**
- * Node's https server requiring a client certificate signed by the local CA; a handshake without
- * one is refused before any request.
- */
+/** Node's https server requiring a client certificate signed by the local CA; one without is refused. */
 function httpsServer(handle: http.RequestListener) {
   if (!existsSync(LOCAL_TLS.consumer)) {
     console.error(
@@ -82,55 +99,38 @@ function httpsServer(handle: http.RequestListener) {
     );
     process.exit(1);
   }
-  return https.createServer(
-    {
-      cert: readFileSync(LOCAL_TLS.consumer),
-      key: readFileSync(LOCAL_TLS.consumerKey),
-      ca: readFileSync(LOCAL_TLS.ca),
-      requestCert: true,
-      rejectUnauthorized: true,
-    },
-    handle,
+  const [cert, key, ca] = [LOCAL_TLS.consumer, LOCAL_TLS.consumerKey, LOCAL_TLS.ca].map((f) =>
+    readFileSync(f),
   );
+  return https.createServer({ cert, key, ca, requestCert: true, rejectUnauthorized: true }, handle);
 }
 
 function main() {
   const port = Number(process.env.CONSUMER_PORT || 9090);
   const { secret, from } = consumerSecret();
-  const webhook = new Webhook(secret);
   const counts = { verified: 0, rejected: 0 };
   const v1a = v1aChecker(process.env.API_URL || `http://127.0.0.1:${process.env.PORT || 3000}${BASE_PATH}`);
-
-  const tls = process.argv.includes('--tls');
-  const handle = (req: http.IncomingMessage, res: http.ServerResponse) => {
-    if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
-      return;
-    }
-    let raw = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk) => {
-      if (raw.length < 1_000_000) raw += chunk;
-    });
-    req.on('end', async () => {
-      const head = `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
-      try {
-        const event = webhook.verify(raw, req.headers as Record<string, string>) as Parameters<
-          typeof summary
-        >[0];
-        res.writeHead(204).end(); // answered first: checking v1a may fetch the keys
-        counts.verified += 1;
-        const n = counts.verified;
-        const asymmetric = await v1a.check(req.headers, raw);
-        console.log(`#${n} ${head} verified (v1; ${asymmetric})\n   ${summary(event)}`);
-      } catch (error) {
-        res.writeHead(401).end();
-        counts.rejected += 1;
-        const reason = error instanceof Error ? error.message : String(error);
-        console.log(`REJECTED ${head}: ${reason} (answered 401; was it subscribed with this secret?)`);
-      }
-    });
+  const head = (req: http.IncomingMessage) =>
+    `${new Date().toISOString()} ${req.method} ${req.url} webhook-id=${req.headers['webhook-id'] ?? '-'}`;
+  const receive = webhookReceiver(
+    secret,
+    async (event, req, raw) => {
+      const n = ++counts.verified;
+      const line = head(req); // before checking v1a, which may fetch the keys
+      const values = event.data.values.map((v) => `${v.ResourceAddress}=${v.value}`).join(' ');
+      console.log(`#${n} ${line} verified (v1; ${await v1a(req.headers, raw)})`);
+      console.log(`   ${event.type} @ ${event.time}: ${values}`);
+    },
+    (reason, req) => {
+      counts.rejected += 1;
+      console.log(`REJECTED ${head(req)}: ${reason} (answered 401; was it subscribed with this secret?)`);
+    },
+  );
+  const handle: http.RequestListener = (req, res) => {
+    if (req.method !== 'GET') return receive(req, res);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(counts));
   };
+  const tls = process.argv.includes('--tls');
   const server = tls ? httpsServer(handle) : http.createServer(handle);
   server.listen(port, '127.0.0.1', () => {
     const scheme = tls ? 'https' : 'http';

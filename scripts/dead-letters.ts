@@ -7,95 +7,99 @@
  */
 import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { openQueueStore, type StoredMessage } from './local-queue/store';
 import { QUEUE_FILE } from './start-local';
 
-const DEAD_LETTER_QUEUE = 'dead-letter';
+const USAGE = 'usage: npm run dead-letters [-- --redrive [id…]]';
 
 /**
- * What a dead letter says, whichever way it got there: given up by the deliver function (a
- * `dead-letter` body with its reason), or moved by the queue's redrive policy after too many
- * receives (the original message, unchanged).
+ * A dead letter in words, and where a redrive puts it back (undefined: it cannot be delivered
+ * again as it is). It got there one of three ways: given up by the deliver function (a
+ * `dead-letter` body with its reason, subscription and event: lib/delivery/messages.ts), unreadable
+ * on its queue (a `dead-letter` body with that queue, the reason and the body whole:
+ * lib/queue/unreadable-message.ts), or moved by a queue's redrive policy after too many receives
+ * (the original message, unchanged).
  */
-export function describeDeadLetter(message: StoredMessage) {
-  let body: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(message.body);
-    if (typeof parsed === 'object' && parsed !== null) body = parsed;
-  } catch {
-    // described as unreadable below
-  }
-  const event =
-    body.event && typeof body.event === 'object' ? (body.event as Record<string, unknown>) : undefined;
+function describeDeadLetter(message: StoredMessage): { text: string; redriveTo: string | undefined } {
+  const body = objectIn(message.body) ?? {};
   const moved = message.deadLetterSourceQueue;
-  return {
-    id: message.messageId,
-    reason: moved
-      ? `received ${message.receiveCount} times on the ${moved} queue without success (its redrive policy's maxReceiveCount)`
-      : String(body.reason ?? 'no reason given'),
-    endpoint: typeof body.endpointUri === 'string' ? body.endpointUri : undefined,
-    subscriptionId: typeof body.subscriptionId === 'string' ? body.subscriptionId : undefined,
-    resourceAddress: typeof body.resourceAddress === 'string' ? body.resourceAddress : undefined,
-    event: event
-      ? {
-          id: String(event.id),
-          type: String(event.type),
-          source: String(event.source),
-          time: String(event.time),
-        }
-      : undefined,
-    attempts: moved ? message.receiveCount : Number(body.attempts ?? message.receiveCount),
-    deadLetteredAt: String(body.deadLetteredAt ?? new Date(message.sentAt).toISOString()),
-    /** Where a redrive puts it back; undefined when it cannot be delivered again as it is. */
-    redriveTo:
-      moved ?? (body.kind === 'dead-letter' && body.subscriptionId && event ? 'delivery' : undefined),
-  };
+  const at = String(body.deadLetteredAt ?? new Date(message.sentAt).toISOString());
+  const header = (attempts: unknown) =>
+    `${message.messageId}  dead-lettered ${at} after ${attempts} attempt(s)`;
+  if (!moved && body.kind === 'dead-letter' && typeof body.queue === 'string') {
+    const text = [
+      header(1),
+      `  reason:       ${body.reason}`,
+      `  queue:        ${body.queue} (unreadable there: dead-lettered on its first receive, not retried)`,
+      `  body:         ${JSON.stringify(String(body.body).slice(0, 200))}`,
+      CANNOT_REDRIVE,
+    ];
+    return { text: text.join('\n'), redriveTo: undefined };
+  }
+  const event = objectIn(body.event);
+  const redriveTo =
+    moved ?? (body.kind === 'dead-letter' && body.subscriptionId && event ? 'delivery' : undefined);
+  const subscription =
+    body.kind === 'fan-out' ? '(none: a fan-out of the event to every subscription)' : body.subscriptionId;
+  const reason = moved
+    ? `received ${message.receiveCount} times on the ${moved} queue without success (its redrive policy's maxReceiveCount)`
+    : (body.reason ?? 'no reason given');
+  const what = event
+    ? `${event.type} from ${event.source} (id ${event.id}, time ${event.time})`
+    : 'unreadable';
+  const text = [
+    header(moved ? message.receiveCount : (body.attempts ?? message.receiveCount)),
+    `  reason:       ${reason}`,
+    `  endpoint:     ${body.endpointUri ?? '(not recorded: see the subscription)'}`,
+    subscription ? `  subscription: ${subscription}` : '',
+    `  event:        ${what}${body.resourceAddress ? ` at ${body.resourceAddress}` : ''}`,
+    redriveTo ? '' : CANNOT_REDRIVE,
+  ];
+  return { text: text.filter(Boolean).join('\n'), redriveTo };
 }
 
-function formatLetter(letter: ReturnType<typeof describeDeadLetter>) {
-  const event = letter.event
-    ? `${letter.event.type} from ${letter.event.source} (id ${letter.event.id}, time ${letter.event.time})`
-    : 'unreadable';
-  return [
-    `${letter.id}  dead-lettered ${letter.deadLetteredAt} after ${letter.attempts} attempt(s)`,
-    `  reason:       ${letter.reason}`,
-    `  endpoint:     ${letter.endpoint ?? '(not recorded: see the subscription)'}`,
-    `  subscription: ${letter.subscriptionId ?? '(none: a fan-out of the event to every subscription)'}`,
-    `  event:        ${event}${letter.resourceAddress ? ` at ${letter.resourceAddress}` : ''}`,
-    letter.redriveTo ? '' : '  (cannot be redriven: its message is not one the service can deliver)',
-  ]
-    .filter(Boolean)
-    .join('\n');
+const CANNOT_REDRIVE = '  (cannot be redriven: its message is not one the service can deliver)';
+
+/** The JSON object `value` is or holds, or undefined. */
+function objectIn(value: unknown): Record<string, unknown> | undefined {
+  try {
+    const parsed = typeof value === 'string' ? JSON.parse(value) : value;
+    return typeof parsed === 'object' && parsed !== null ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function runDeadLetters(args: string[], path: string = QUEUE_FILE) {
-  const redrive = args.includes('--redrive');
-  const ids = args.filter((arg) => !arg.startsWith('--'));
-  const unknown = args.filter((arg) => arg.startsWith('--') && arg !== '--redrive');
-  if (unknown.length > 0 || (ids.length > 0 && !redrive)) {
-    return { code: 2, text: 'usage: npm run dead-letters [-- --redrive [id…]]' };
+  let redrive: boolean | undefined;
+  let ids: string[];
+  try {
+    const parsed = parseArgs({ args, allowPositionals: true, options: { redrive: { type: 'boolean' } } });
+    redrive = parsed.values.redrive;
+    ids = parsed.positionals;
+  } catch {
+    return { code: 2, text: USAGE };
   }
+  if (ids.length > 0 && !redrive) return { code: 2, text: USAGE };
   if (!existsSync(path)) return { code: 0, text: `No local queue yet (${path}): no dead letters.` };
   const store = openQueueStore(path, { recover: false });
   try {
-    const letters = store.messages(DEAD_LETTER_QUEUE).map(describeDeadLetter);
+    const letters = new Map(store.messages('dead-letter').map((m) => [m.messageId, describeDeadLetter(m)]));
     if (!redrive) {
-      if (letters.length === 0) return { code: 0, text: 'No dead letters.' };
+      if (letters.size === 0) return { code: 0, text: 'No dead letters.' };
       const hint = 'Redrive: npm run dead-letters -- --redrive [id…] (all when no id is given)';
-      return {
-        code: 0,
-        text: `${letters.map(formatLetter).join('\n\n')}\n\n${letters.length} dead letter(s). ${hint}`,
-      };
+      const texts = [...letters.values()].map((letter) => letter.text);
+      return { code: 0, text: `${texts.join('\n\n')}\n\n${letters.size} dead letter(s). ${hint}` };
     }
-    const known = new Set(letters.map((letter) => letter.id));
-    const missing = ids.filter((id) => !known.has(id));
-    const targets = new Map(letters.map((letter) => [letter.id, letter.redriveTo]));
-    const moved = store.moveBack(DEAD_LETTER_QUEUE, ids.length > 0 ? ids : undefined, (message) =>
-      targets.get(message.messageId),
+    const chosen = ids.length > 0 ? ids : [...letters.keys()];
+    const moved = store.moveBack(
+      'dead-letter',
+      chosen,
+      (message) => letters.get(message.messageId)?.redriveTo,
     );
-    const kept = (ids.length > 0 ? ids.filter((id) => known.has(id)) : [...known]).filter(
-      (id) => !targets.get(id),
-    );
+    const missing = chosen.filter((id) => !letters.has(id));
+    const kept = chosen.filter((id) => letters.has(id) && !letters.get(id)?.redriveTo);
     const lines = [
       ...moved.map((message) => `redriven ${message.messageId} to the ${message.queue} queue`),
       ...kept.map((id) => `kept ${id}: it cannot be delivered again as it is`),

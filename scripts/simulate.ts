@@ -2,8 +2,8 @@
  * A node-agent simulator: registers publishers for 2 clusters × 2 sites × 3 nodes, subscribes the
  * sample consumer (`npm run consumer`) to one cluster, and plays realistic PTP/GNSS transitions of
  * the contract's catalogue — GNSS loss, LOCKED → HOLDOVER → FREERUN and back, clock class
- * 6 → 7 → 248 → 6 — then stops by itself. Values go on the wire as strings, as O-RAN and Red Hat's
- * sdk-go write them (`"LOCKED"`, `"-3"`).
+ * 6 → 7 → 248 → 6 — then stops by itself. Its events are the node agent's own (agent/events.ts):
+ * values as strings, as O-RAN and Red Hat's sdk-go write them (`"LOCKED"`, `"-3"`).
  *
  * It subscribes with the sample consumer's secret (.data/consumer-secret, or SIGNING_SECRET), and
  * ends by asking the consumer how many notifications it verified: none is a failure (exit 1).
@@ -11,7 +11,7 @@
  * Env: PORT and CONSUMER_PORT as for `npm start` and `npm run consumer` (3000, 9090); STEPS
  * (default 18: every node plays the whole story, recovery included), INTERVAL_MS (default 1500).
  */
-import { randomUUID } from 'node:crypto';
+import { buildEvent, type Resource, type ResourceState, resourceAddress } from '../agent/events';
 import { BASE_PATH } from '../lib/http/base-path';
 import { consumerSecret } from './consumer';
 
@@ -23,22 +23,10 @@ const CLUSTERS = ['east-edge-1', 'west-edge-2'];
 const SITES = ['site-1', 'site-2'];
 const NODES = ['node-1', 'node-2', 'node-3'];
 
-/** The resources each node agent publishes, with the event type of each. */
-const RESOURCES = {
-  lock: { source: '/sync/ptp-status/lock-state', type: 'event.sync.ptp-status.ptp-state-change' },
-  clockClass: {
-    source: '/sync/ptp-status/clock-class',
-    type: 'event.sync.ptp-status.ptp-clock-class-change',
-  },
-  gnss: { source: '/sync/gnss-status/gnss-sync-status', type: 'event.sync.gnss-status.gnss-state-change' },
-  sync: {
-    source: '/sync/sync-status/sync-state',
-    type: 'event.sync.sync-status.synchronization-state-change',
-  },
-};
-
-/** One node losing GNSS and recovering: [gnss, lock, clock class, overall sync state, offset ns]. */
-const STORY: Array<[string, string, number, string, number]> = [
+/** A node's state: [gnss, lock, clock class, overall sync state, offset ns]. */
+type State = [string, string, number, string, number];
+/** One node losing GNSS and recovering. */
+const STORY: State[] = [
   ['SYNCHRONIZED', 'LOCKED', 6, 'LOCKED', 12],
   ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 180],
   ['ANTENNA-DISCONNECTED', 'HOLDOVER', 7, 'HOLDOVER', 900],
@@ -48,6 +36,20 @@ const STORY: Array<[string, string, number, string, number]> = [
 ];
 /** A node moves on every third tick: three ticks per state play every node's story to the end. */
 const STEPS = Number(process.env.STEPS || STORY.length * 3);
+
+/** The resources each simulated node publishes: a node agent's, os-clock aside. */
+const PUBLISHED = ['lockState', 'clockClass', 'gnss', 'syncState'] as const;
+
+/** What each of them says in a state of the story. */
+function resourceStates([gnss, lock, clockClass, sync, offsetNs]: State) {
+  const states: Record<(typeof PUBLISHED)[number], ResourceState> = {
+    lockState: { value: lock, offsetNs },
+    clockClass: { value: String(clockClass) },
+    gnss: { value: gnss },
+    syncState: { value: sync },
+  };
+  return states;
+}
 
 async function call(method: string, path: string, body?: unknown) {
   let response: Response;
@@ -82,58 +84,15 @@ async function registerPublisher(address: string) {
   throw new Error(`registering ${address}: HTTP ${created.status} ${JSON.stringify(created.body)}`);
 }
 
-function eventFor(
-  kind: keyof typeof RESOURCES,
-  address: string,
-  time: string,
-  [gnss, lock, clockClass, sync, offset]: [string, string, number, string, number],
-) {
-  const { source, type } = RESOURCES[kind];
-  let values: Array<Record<string, unknown>>;
-  switch (kind) {
-    case 'lock':
-      values = [
-        { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: lock },
-        { data_type: 'metric', ResourceAddress: address, value_type: 'decimal64.3', value: String(offset) },
-      ];
-      break;
-    case 'clockClass':
-      values = [
-        {
-          data_type: 'metric',
-          ResourceAddress: address,
-          value_type: 'decimal64.3',
-          value: String(clockClass),
-        },
-      ];
-      break;
-    case 'gnss':
-      values = [
-        { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: gnss },
-      ];
-      break;
-    default:
-      values = [
-        { data_type: 'notification', ResourceAddress: address, value_type: 'enumeration', value: sync },
-      ];
-  }
-  return { id: randomUUID(), specversion: '1.0', source, type, time, data: { version: '1.0', values } };
-}
-
 async function main() {
   console.log(`Simulating ${CLUSTERS.length * SITES.length * NODES.length} nodes against ${API}`);
-  const nodes: Array<{ node: string; publishers: Record<string, string>; step: number; last: string }> = [];
-  for (const cluster of CLUSTERS) {
-    for (const site of SITES) {
-      for (const name of NODES) {
-        const node = `/${cluster}/${site}/${name}`;
-        const publishers: Record<string, string> = {};
-        for (const [kind, { source }] of Object.entries(RESOURCES)) {
-          publishers[kind] = await registerPublisher(`${node}${source}`);
-        }
-        nodes.push({ node, publishers, step: 0, last: '' });
-      }
+  const nodes: Array<{ node: string; publishers: Map<Resource, string>; step: number; last: string }> = [];
+  for (const node of CLUSTERS.flatMap((c) => SITES.flatMap((s) => NODES.map((n) => `/${c}/${s}/${n}`)))) {
+    const publishers = new Map<Resource, string>();
+    for (const resource of PUBLISHED) {
+      publishers.set(resource, await registerPublisher(resourceAddress(node, resource)));
     }
+    nodes.push({ node, publishers, step: 0, last: '' });
   }
   const parent = `/${CLUSTERS[0]}`;
   const { secret } = consumerSecret();
@@ -167,15 +126,14 @@ async function main() {
         n.step += 1;
         if (!state) return;
         const time = new Date().toISOString();
-        for (const kind of Object.keys(RESOURCES) as Array<keyof typeof RESOURCES>) {
-          const address = `${n.node}${RESOURCES[kind].source}`;
-          const result = await call(
-            'POST',
-            `/publishers/${n.publishers[kind]}/events`,
-            eventFor(kind, address, time, state),
-          );
+        const said = resourceStates(state);
+        for (const resource of PUBLISHED) {
+          const event = buildEvent(n.node, resource, said[resource], time);
+          const result = await call('POST', `/publishers/${n.publishers.get(resource)}/events`, event);
           if (result.status === 202) published += 1;
-          else if (result.status !== 200) console.error(`publish to ${address}: HTTP ${result.status}`);
+          else if (result.status !== 200) {
+            console.error(`publish to ${resourceAddress(n.node, resource)}: HTTP ${result.status}`);
+          }
         }
         const summary = `${state[0]} / ${state[1]} / class ${state[2]}`;
         if (summary !== n.last) console.log(`${time} ${n.node}: GNSS ${summary}`);
@@ -188,11 +146,7 @@ async function main() {
 
   // Delivery takes milliseconds; a few seconds cover a busy machine.
   let after = await consumerCounts();
-  for (
-    let waited = 0;
-    waited < 10_000 && after && before && after.verified === before.verified;
-    waited += 500
-  ) {
+  for (let waited = 0; waited < 10_000 && before && after?.verified === before.verified; waited += 500) {
     await new Promise((resolve) => setTimeout(resolve, 500));
     after = await consumerCounts();
   }

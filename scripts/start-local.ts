@@ -10,8 +10,8 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createMetricsHistory } from './dashboard/metrics.mjs';
-import { startDashboard } from './dashboard/server.mjs';
+import { createMetricsHistory } from './dashboard/metrics';
+import { startDashboard } from './dashboard/server';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local';
 import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers';
 import { type DeadLetterNotice, lambdaInvoker } from './local-queue';

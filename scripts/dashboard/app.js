@@ -2,7 +2,8 @@
 // The local dashboard's page script (served as is; no build step): the metric widgets drawn with
 // uPlot from /_local/dashboard/data, and the subscriptions table from the API on the same origin.
 /* global uPlot */
-const API = '/api/ocloudNotifications/v2';
+/** The API, whose GET routes the dashboard's server passes on (server.ts). */
+const API = '/_local/dashboard/api';
 const REFRESH_MS = 3000;
 const HOUR_S = 3600;
 /** The table shows this many subscriptions, the first page of GET /subscriptions. */

@@ -12,6 +12,7 @@ import { handler as fanOutHandler } from '../../functions/queue/fan-out';
 import { handler as removeRetiredHandler } from '../../functions/queue/remove-retired-subscriptions';
 import type { OutgoingMessage, QueueName } from '../../lib/queue/queue-port';
 import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
+import { runDeadLetters } from '../../scripts/dead-letters';
 import { type LocalQueue, startLocalQueue } from '../../scripts/local-queue';
 import { lambdaContext } from '../support/http-event';
 import { RecordingQueue } from '../support/recording-queue';
@@ -77,6 +78,19 @@ describe.each([
         })),
       ),
     );
+    // `npm run dead-letters` says which queue each came from and why, and keeps it from a redrive.
+    const listed = runDeadLetters([], queue.path).text.split('\n\n');
+    const ours = listed.filter((letter) => letter.includes(nonce));
+    expect(ours).toHaveLength(3);
+    for (const letter of ours) {
+      expect(letter).toMatch(new RegExp(`^  reason: +unreadable message on the ${name} queue: \\S`, 'm'));
+      expect(letter).toContain(
+        `\n  queue:        ${name} (unreadable there: dead-lettered on its first receive`,
+      );
+      expect(letter).not.toContain('subscription:');
+      const id = letter.split(' ')[0] ?? '';
+      expect(runDeadLetters(['--redrive', id], queue.path).text).toContain(`kept ${id}: it cannot be`);
+    }
     const received = receives.filter((receive) => receive.body.includes(nonce));
     expect(received.map((receive) => receive.count)).toEqual([1, 1, 1]);
     expect(queue.messages(name).filter((message) => message.body.includes(nonce))).toEqual([]);

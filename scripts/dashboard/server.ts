@@ -1,4 +1,3 @@
-// @ts-check
 /**
  * The local dashboard of `npm start`, at http://127.0.0.1:DASHBOARD_PORT/_local/dashboard (PORT + 1
  * by default): the service's metrics as its CloudWatch dashboard shows them, over the last hour,
@@ -8,16 +7,20 @@
  * the page and passes the page's GET requests for the API on to offline, so that the page and the
  * API it reads share one origin.
  */
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import { createRequire } from 'node:module';
-import { localWidgets } from './metrics.mjs';
+import type { AddressInfo } from 'node:net';
+import { localWidgets, type MetricsHistory } from './metrics';
 
 export const DASHBOARD_PATH = '/_local/dashboard';
+/** Under DASHBOARD_PATH, the API's routes (app.js reads them there, never knowing its base path). */
+const API_PATH = '/api';
 
 const require = createRequire(import.meta.url);
 /** The page, its script and the charting library (uPlot, from node_modules): nothing from elsewhere. */
-const FILES = {
+const FILES: Record<string, { file: URL | string; type: string }> = {
   '': { file: new URL('./page.html', import.meta.url), type: 'text/html; charset=utf-8' },
   '/app.js': { file: new URL('./app.js', import.meta.url), type: 'text/javascript; charset=utf-8' },
   '/uplot.js': {
@@ -27,15 +30,10 @@ const FILES = {
   '/uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
 };
 
-/**
- * The page reads the API (GET only) through the dashboard's own origin.
- * @param {import('node:http').IncomingMessage} req
- * @param {import('node:http').ServerResponse} res
- * @param {string} api the API's root URL
- */
-function forwardToApi(req, res, api) {
+/** The page reads the API (GET only) through the dashboard's own origin: `target` is the API's URL. */
+function forwardToApi(req: http.IncomingMessage, res: http.ServerResponse, target: string) {
   const { host: _dashboard, ...headers } = req.headers;
-  const forwarded = http.request(new URL(req.url ?? '/', api), { headers }, (answer) => {
+  const forwarded = http.request(target, { headers }, (answer) => {
     res.writeHead(answer.statusCode ?? 502, answer.headers);
     answer.pipe(res);
   });
@@ -46,30 +44,33 @@ function forwardToApi(req, res, api) {
 }
 
 /**
- * @param {{
- *   history: ReturnType<typeof import('./metrics.mjs').createMetricsHistory>,
- *   api: string,
- *   port: number,
- *   portRequired?: boolean,
- * }} options `api`: the API's root URL (serverless offline's); `port`: the port to listen on, or,
- *   unless `portRequired`, a free one when it is taken.
- * @returns {Promise<{ url: string, stop: () => Promise<void> }>} `url`: the page's
+ * `api`: the API's root URL (serverless offline's); `port`: the port to listen on, or, unless
+ * `portRequired`, a free one when it is taken. Answers the page's `url`.
  */
-export async function startDashboard({ history, api, port, portRequired = false }) {
+export async function startDashboard({
+  history,
+  api,
+  port,
+  portRequired = false,
+}: {
+  history: MetricsHistory;
+  api: string;
+  port: number;
+  portRequired?: boolean;
+}): Promise<{ url: string; stop: () => Promise<void> }> {
   const widgets = await localWidgets();
-  const apiPath = new URL(api).pathname;
   const server = http.createServer(async (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    const rest = path.startsWith(DASHBOARD_PATH)
-      ? path.slice(DASHBOARD_PATH.length).replace(/\/$/, '')
+    const { pathname, search } = new URL(req.url ?? '/', 'http://localhost');
+    const rest = pathname.startsWith(DASHBOARD_PATH)
+      ? pathname.slice(DASHBOARD_PATH.length).replace(/\/$/, '')
       : undefined;
     try {
-      if (req.method === 'GET' && (path === apiPath || path.startsWith(`${apiPath}/`))) {
-        forwardToApi(req, res, api);
-      } else if (req.method !== 'GET' || rest === undefined) {
+      if (req.method !== 'GET' || rest === undefined) {
         res
           .writeHead(404, { 'content-type': 'text/plain' })
           .end(`The local dashboard is at ${DASHBOARD_PATH}\n`);
+      } else if (rest.startsWith(`${API_PATH}/`)) {
+        forwardToApi(req, res, `${api}${rest.slice(API_PATH.length)}${search}`);
       } else if (rest === '/data') {
         const data = {
           now: Date.now(),
@@ -78,7 +79,7 @@ export async function startDashboard({ history, api, port, portRequired = false 
         res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         res.end(JSON.stringify(data));
       } else {
-        const asset = FILES[/** @type {keyof typeof FILES} */ (rest)];
+        const asset = FILES[rest];
         if (!asset) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
         res.writeHead(200, { 'content-type': asset.type }).end(await readFile(asset.file));
       }
@@ -86,23 +87,18 @@ export async function startDashboard({ history, api, port, portRequired = false 
       res.writeHead(500, { 'content-type': 'text/plain' }).end(String(error));
     }
   });
-  const listen = (/** @type {number} */ on) =>
-    new Promise((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(on, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve(undefined);
-      });
-    });
+  const listen = async (on: number) => {
+    server.listen(on, '127.0.0.1');
+    await once(server, 'listening'); // or throws the 'error'
+  };
   try {
     await listen(port);
   } catch (error) {
-    const taken = /** @type {NodeJS.ErrnoException} */ (error).code === 'EADDRINUSE';
-    if (!taken) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
     if (portRequired) throw new Error(`Port ${port} for the local dashboard is already in use`);
     await listen(0);
   }
-  const { port: listening } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  const { port: listening } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${listening}${DASHBOARD_PATH}`,
     stop: () =>

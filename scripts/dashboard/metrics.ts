@@ -1,35 +1,38 @@
-// @ts-check
 /**
  * The local dashboard's data: the widgets of the CloudWatch dashboard (infrastructure/dashboard.cjs)
  * that show the service's own metrics, fed by the embedded-metric records the handlers print —
  * the records `npm start`'s status line counts and CloudWatch reads when deployed. The queue and
  * API Gateway widgets have no local source and are left out.
  */
-import { createRequire } from 'node:module';
-
-const require = createRequire(import.meta.url);
-const cloudWatchDashboard = require('../../infrastructure/dashboard.cjs');
+import cloudWatchDashboard from '../../infrastructure/dashboard.cjs';
 
 /** The CloudWatch dashboard keeps an hour of one-minute points in view; so does this one. */
 const WINDOW_MS = 3600_000;
 
-/**
- * @typedef {{ name: string, stat: string, label: string }} MetricLine
- * @typedef {{ title: string, periodMs: number, lines: MetricLine[] }} Widget
- * @typedef {{ label: string, name: string, stat: string, headline: number | null, points: [number, number][] }} Series
- */
+export interface Widget {
+  title: string;
+  periodMs: number;
+  lines: Array<{ name: string; stat: string; label: string }>;
+}
+
+/** One EMF record, as the handlers print it. */
+type EmfRecord = Record<string, unknown> & {
+  _aws?: {
+    Timestamp?: number;
+    CloudWatchMetrics?: Array<{ Namespace: string; Metrics?: { Name: string }[] }>;
+  };
+};
 
 /**
  * The dashboard's metric widgets whose every line is one of the service's metrics, as defined
  * for the stage `local`.
- * @returns {Promise<Widget[]>}
  */
-export async function localWidgets() {
-  /** @type {Record<string, string>} */
-  const variables = { 'self:service': 'ocloud-notifications', 'sls:stage': 'local' };
+export async function localWidgets(): Promise<Widget[]> {
+  const variables: Record<string, string> = { 'self:service': 'ocloud-notifications', 'sls:stage': 'local' };
   const resource = await cloudWatchDashboard({ resolveVariable: async (name) => variables[name] ?? '' });
-  /** @type {{ widgets: Array<{ type: string, properties: { title: string, period?: number, metrics?: unknown[][] } }> }} */
-  const body = JSON.parse(resource.Properties.DashboardBody['Fn::Sub']);
+  const body: {
+    widgets: Array<{ type: string; properties: { title: string; period?: number; metrics?: unknown[][] } }>;
+  } = JSON.parse(resource.Properties.DashboardBody['Fn::Sub']);
   return body.widgets
     .filter(
       (w) =>
@@ -39,23 +42,21 @@ export async function localWidgets() {
       title: w.properties.title,
       periodMs: (w.properties.period ?? 60) * 1000,
       lines: (w.properties.metrics ?? []).map((m) => {
-        const options = /** @type {{ stat: string, label?: string }} */ (m.at(-1));
+        const options = m.at(-1) as { stat: string; label?: string };
         const name = String(m[1]);
         return { name, stat: options.stat, label: options.label ?? name };
       }),
     }));
 }
 
-/**
- * The values each metric had over the last hour, by time, from the EMF records handed to `record`.
- * @param {{ now?: () => number }} [options]
- */
-export function createMetricsHistory({ now = Date.now } = {}) {
-  /** @type {Map<string, Array<[number, number]>>} metric name → [time, value] in arrival order */
-  const seen = new Map();
+export type MetricsHistory = ReturnType<typeof createMetricsHistory>;
+
+/** The values each metric had over the last hour, by time, from the EMF records handed to `record`. */
+export function createMetricsHistory({ now = Date.now }: { now?: () => number } = {}) {
+  /** Metric name → [time, value] in arrival order. */
+  const seen = new Map<string, Array<[number, number]>>();
   return {
-    /** @param {Record<string, any>} record one EMF record */
-    record(record) {
+    record(record: EmfRecord) {
       const time = Number(record._aws?.Timestamp) || now();
       for (const directive of record._aws?.CloudWatchMetrics ?? []) {
         if (directive.Namespace !== cloudWatchDashboard.NAMESPACE) continue;
@@ -75,23 +76,20 @@ export function createMetricsHistory({ now = Date.now } = {}) {
     /**
      * The widget's lines as the CloudWatch widget computes them, one point per period, and a
      * headline: the hour's total for a Sum, the latest value for a gauge, the hour's percentile.
-     * @param {Widget} widget
-     * @returns {Series[]}
      */
-    series(widget) {
+    series(widget: Widget) {
       return widget.lines.map(({ name, stat, label }) => {
         const values = seen.get(name) ?? [];
-        /** @type {Map<number, number[]>} */
-        const periods = new Map();
+        const periods = new Map<number, number[]>();
         for (const [time, value] of values) {
           const start = time - (time % widget.periodMs);
           const period = periods.get(start);
           if (period) period.push(value);
           else periods.set(start, [value]);
         }
-        const points = /** @type {[number, number][]} */ (
-          [...periods].sort((a, b) => a[0] - b[0]).map(([start, list]) => [start, statistic(stat, list)])
-        );
+        const points = [...periods]
+          .sort((a, b) => a[0] - b[0])
+          .map(([start, list]): [number, number] => [start, statistic(stat, list)]);
         const all = values.map(([, value]) => value);
         // A count with no record is 0, as the status line says; a gauge or latency not known yet is not.
         let headline = stat === 'Sum' ? 0 : null;
@@ -103,12 +101,8 @@ export function createMetricsHistory({ now = Date.now } = {}) {
   };
 }
 
-/**
- * CloudWatch's statistics that the dashboard uses: Sum, Maximum, Minimum, Average and pNN
- * (nearest rank).
- * @param {string} stat @param {number[]} values
- */
-function statistic(stat, values) {
+/** CloudWatch's statistics that the dashboard uses: Sum, Maximum, Minimum, Average and pNN (nearest rank). */
+function statistic(stat: string, values: number[]) {
   if (stat === 'Sum') return values.reduce((sum, v) => sum + v, 0);
   if (stat === 'Maximum') return values.reduce((max, v) => Math.max(max, v), -Infinity);
   if (stat === 'Minimum') return values.reduce((min, v) => Math.min(min, v), Infinity);
