@@ -231,14 +231,15 @@ export async function startLocalQueue({
   /** The invocations under way, of every poller. */
   const invocations = new Set<Promise<void>>();
   const halt = new AbortController();
+  /** Each queue's messages, and how many of them are visible (the rest are hidden). */
   const counts = () => {
     const now = store.counts();
     return Object.fromEntries(
       QUEUE_NAMES.map((name) => {
-        const { total, visible } = now.get(name) ?? { total: 0, visible: 0 };
-        return [name, { total, visible, hidden: total - visible }];
+        const { total = 0, visible = 0 } = now.find((row) => row.queue === name) ?? {};
+        return [name, { total, visible }];
       }),
-    ) as Record<QueueName, { total: number; visible: number; hidden: number }>;
+    ) as Record<QueueName, { total: number; visible: number }>;
   };
   /** True when the polled queues are empty and no invocation is running; GET /idle answers the same. */
   const idle = () => {
