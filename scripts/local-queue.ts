@@ -303,12 +303,9 @@ export async function startLocalQueue({
         const failures = (result as SQSBatchResponse | null)?.batchItemFailures ?? [];
         const failed = new Set(failures.map((failure) => failure.itemIdentifier));
         const done = batch.filter((message) => !failed.has(message.messageId));
+        const handles = done.map((message) => message.receiptHandle ?? '');
         // The event source deletes a batch's successes with one DeleteMessageBatch.
-        if (done.length > 0)
-          store.deleteAll(
-            name,
-            done.map((message) => message.receiptHandle ?? ''),
-          );
+        if (handles.length > 0) store.deleteAll(name, handles);
       };
       const pump = () => {
         clearTimeout(timer);

@@ -78,11 +78,9 @@ const ACTIONS: Record<string, Action> = {
   },
   DeleteMessageBatch(context, queue, input) {
     const entries = batchEntries(input);
+    const handles = entries.map((entry) => String(entry.ReceiptHandle));
     // As SQS: a receipt handle that is no longer the latest succeeds and deletes nothing.
-    context.store.deleteAll(
-      queue,
-      entries.map((entry) => String(entry.ReceiptHandle)),
-    );
+    context.store.deleteAll(queue, handles);
     return { Successful: entries.map((entry) => ({ Id: String(entry.Id) })), Failed: [] };
   },
   ChangeMessageVisibility(context, queue, input) {
