@@ -1,26 +1,19 @@
 /**
- * The local stand-in for SQS and its Lambda event sources, for `npm start` and the tests. Four queues — fan-out, delivery, dead-letter, cleanup — kept in one SQLite file
- * (local-queue/store.ts), so that what a send acknowledged survives Ctrl-C or a SIGKILL of the
- * whole process group, and served on 127.0.0.1 in SQS's own JSON protocol (local-queue/sqs-api.ts):
- * the functions talk to it through lib/queue/sqs-queue.ts, the adapter that is deployed, given
- * queue URLs `http://127.0.0.1:PORT/000000000000/<queue>` as configuration. Semantics as SQS
- * standard queues: delays, visibility time-outs, receive counts, receipt handles that go stale on
- * the next receive, and a redrive to the dead-letter queue after too many receives.
+ * The local stand-in for SQS and its Lambda event sources, for `npm start` and the tests
+ * (docs/local-queue.md). The queues of lib/queue/queues.json are kept in one SQLite file
+ * (local-queue/store.ts), so that what a send acknowledged survives a SIGKILL of the whole process
+ * group, and served on 127.0.0.1 in SQS's own JSON protocol (local-queue/sqs-api.ts), so that the
+ * functions use the deployed adapter, lib/queue/sqs-queue.ts, given queue URLs
+ * `http://127.0.0.1:PORT/000000000000/<queue>`. Beside the protocol, for people and tests:
+ * GET /idle and GET /queues/{name}/messages.
  *
- * Beside the protocol, for people and tests (docs/local-queue.md):
- *   GET  /idle                      {"idle": true|false, "queues": {...}}: nothing visible, hidden or being invoked
- *   GET  /queues/{name}/messages    every message of a queue, visible or not (e.g. the dead letters)
- *   POST /queues/{name}/messages    {"messages": [{"body": "...", "delayMs": 0}]}: an enqueue without signing
- *   GET  /health
- *
- * A poller plays the part of the Lambda event sources: it receives batches (fan-out 10, delivery 10)
- * and invokes the functions — through serverless offline's Lambda endpoint under `npm start`, or
- * any `invoke` function (tests call the handlers directly) — several invocations at once, so a
- * consumer that hangs holds up only its own batch. It deletes what the function does not report in
- * `batchItemFailures`; a failed invocation leaves its batch to come back after the visibility
- * time-out, as with SQS. An invocation that could not be made at all (offline's endpoint refused
- * the connection: nothing ran) is made again promptly, as Lambda's event source retries an
- * invocation it could not make.
+ * A poller plays the part of the Lambda event sources: it receives batches and invokes the
+ * functions — through serverless offline's Lambda endpoint under `npm start`, or any `invoke`
+ * function (tests call the handlers directly) — several invocations at once, so a consumer that
+ * hangs holds up only its own batch. It deletes what the function does not report in
+ * `batchItemFailures`; a failed invocation's batch comes back after the visibility time-out, as
+ * with SQS. An invocation that could not be made at all (offline's endpoint refused the
+ * connection: nothing ran) is made again promptly, as Lambda's event source retries it.
  */
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -28,11 +21,13 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { SQSBatchResponse } from 'aws-lambda';
 import type { QueueName } from '../lib/queue/queue-port';
 import type queueSettings from '../lib/queue/queues.json';
-import { arn, LOCAL_ACCOUNT, runAction, type SqsApiContext, SqsApiError } from './local-queue/sqs-api';
-import { openQueueStore, type StoredMessage } from './local-queue/store';
+import { answerSqs, arn, LOCAL_ACCOUNT, type SqsApiContext } from './local-queue/sqs-api';
+import { openQueueStore, type SendEntry, type StoredMessage } from './local-queue/store';
 
 export type { QueueName };
 
@@ -46,7 +41,6 @@ type PolledQueue = Exclude<QueueName, 'dead-letter'>;
 const QUEUES: typeof queueSettings = createRequire(import.meta.url)('../lib/queue/queues.json');
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
 const POLLED: PolledQueue[] = ['fan-out', 'delivery', 'cleanup'];
-const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 /** SQS's default visibility time-out, for a queue no event source reads. */
 const DEFAULT_VISIBILITY_MS = 30_000;
 /** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
@@ -111,10 +105,6 @@ export function queueEnv(url: string): QueueEnv {
   };
 }
 
-/** A message as GET /queues/{name}/messages and `messages(name)` show it. */
-const view = ({ seq: _seq, queue: _queue, ...message }: StoredMessage) => message;
-export type MessageView = ReturnType<typeof view>;
-
 /** The event an SQS event source gives a Lambda. */
 export function sqsEvent(
   queueName: string,
@@ -144,28 +134,20 @@ export type SqsLikeEvent = ReturnType<typeof sqsEvent>;
 /** Resolves to the function's result (a partial batch response); rejects when the invocation failed. */
 export type Invoke = (functionKey: string, event: SqsLikeEvent) => Promise<unknown>;
 
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
 /**
- * Invokes the functions through serverless offline's Lambda endpoint
- * (serverless-offline 14: POST /2015-03-31/functions/{name}/invocations, name `${service}-${stage}-${key}`).
+ * Invokes the functions through serverless offline's Lambda endpoint (serverless-offline 14:
+ * POST /2015-03-31/functions/{name}/invocations, name `${service}-${stage}-${key}` of the local stage).
  */
-export function lambdaInvoker({
-  port,
-  service = 'ocloud-notifications',
-  stage = 'local',
-  timeoutMs = 360_000,
-}: {
-  port: number;
-  service?: string;
-  stage?: string;
-  timeoutMs?: number;
-}): (functionKey: string, event: unknown) => Promise<unknown> {
-  return async (functionKey, event) => {
-    const name = `${service}-${stage}-${functionKey}`;
+export function lambdaInvoker({ port }: { port: number }) {
+  return async (functionKey: string, event: unknown): Promise<unknown> => {
+    const name = `ocloud-notifications-local-${functionKey}`;
     const response = await fetch(`http://127.0.0.1:${port}/2015-03-31/functions/${name}/invocations`, {
       method: 'POST',
       headers: { 'x-amz-invocation-type': 'RequestResponse' },
       body: JSON.stringify(event),
-      signal: AbortSignal.timeout(timeoutMs),
+      signal: AbortSignal.timeout(360_000),
     }).catch((error) => {
       const code = error?.cause?.code;
       if (code !== 'ECONNREFUSED') throw error;
@@ -213,36 +195,27 @@ export async function startLocalQueue({
   // A temporary queue dies with its process: its sends need no fsync (local-queue/store.ts).
   const store = openQueueStore(file, { durable: path !== undefined });
   const consumerOf = (name: string) => consumers.find((consumer) => consumer.queue === name);
-  /** SQS redrive policy: too many receives → the dead-letter queue, body unchanged. */
-  const redrive = (name: string) => {
-    const consumer = consumerOf(name);
-    return consumer
-      ? { maxReceiveCount: consumer.maxReceiveCount, deadLetterQueue: 'dead-letter' }
-      : undefined;
-  };
 
-  /** Wakes the pollers and long polls when messages arrive or become visible. */
+  /** The pollers' wake-ups, when messages arrive or become visible. */
   const wakers = new Set<() => void>();
   const wake = () => {
     for (const waker of wakers) waker();
   };
 
-  const send = (name: string, messages: { body: string; delayMs?: number }[]) => {
-    if (!isQueue(name)) throw new Error(`no queue ${name}`);
-    const ids = store.send(
-      name,
-      messages.map((message) => ({ body: message.body, delayMs: message.delayMs ?? 0 })),
-    );
+  const send = (name: string, entries: SendEntry[]) => {
+    const ids = store.send(name, entries);
     if (name === 'dead-letter')
-      for (const message of messages)
-        onDeadLetter?.({ body: message.body, deadLetterSourceQueue: undefined });
+      for (const { body } of entries) onDeadLetter?.({ body, deadLetterSourceQueue: undefined });
     wake();
     return ids;
   };
 
+  /** Receives as SQS does, with its redrive policy: too many receives → the dead-letter queue, body unchanged. */
   const receive = (name: string, max: number, visibilityMs: number) => {
-    const { received, moved } = store.receive(name, max, visibilityMs, redrive(name));
-    for (const message of moved) onDeadLetter?.({ body: message.body, deadLetterSourceQueue: name });
+    const consumer = consumerOf(name);
+    const redrive = consumer && { maxReceiveCount: consumer.maxReceiveCount, deadLetterQueue: 'dead-letter' };
+    const { received, moved } = store.receive(name, max, visibilityMs, redrive);
+    for (const { body } of moved) onDeadLetter?.({ body, deadLetterSourceQueue: name });
     return received;
   };
 
@@ -250,175 +223,115 @@ export async function startLocalQueue({
     store,
     queues: QUEUE_NAMES,
     visibilityMs: (name) => consumerOf(name)?.visibilityMs ?? DEFAULT_VISIBILITY_MS,
-    redrive,
     receive,
     send,
     changed: wake,
-    waitForMessages: (ms) =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          wakers.delete(done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        wakers.add(done);
-      }),
-    baseUrl: '',
   };
 
-  const pollers: Array<{ stop: () => void; running: () => number }> = [];
-  const running = new Set<Promise<void>>();
+  /** The invocations under way, of every poller. */
+  const invocations = new Set<Promise<void>>();
+  const halt = new AbortController();
+  /** Each queue's messages, and how many of them are visible (the rest are hidden). */
   const counts = () => {
     const now = store.counts();
     return Object.fromEntries(
       QUEUE_NAMES.map((name) => {
-        const { total, visible } = now.get(name) ?? { total: 0, visible: 0 };
-        return [name, { total, visible, hidden: total - visible }];
+        const { total = 0, visible = 0 } = now.find((row) => row.queue === name) ?? {};
+        return [name, { total, visible }];
       }),
-    ) as Record<QueueName, { total: number; visible: number; hidden: number }>;
+    ) as Record<QueueName, { total: number; visible: number }>;
   };
   /** True when the polled queues are empty and no invocation is running; GET /idle answers the same. */
   const idle = () => {
-    const now = store.counts();
-    return (
-      pollers.every((poller) => poller.running() === 0) &&
-      POLLED.every((name) => (now.get(name)?.total ?? 0) === 0)
-    );
+    const now = counts();
+    return invocations.size === 0 && POLLED.every((name) => now[name].total === 0);
   };
 
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) req.destroy();
-      else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const target = req.headers['x-amz-target'];
-      if (req.method === 'POST' && typeof target === 'string') {
-        serveSqs(api, target, text, res);
-        return;
-      }
-      serveAdmin(req.method ?? 'GET', req.url ?? '/', text, res);
-    });
-  });
-
-  const serveAdmin = (method: string, url: string, text: string, res: http.ServerResponse) => {
-    const reply = (status: number, body: unknown) =>
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    try {
-      const [, first, name, action] = url.split('?')[0]?.split('/') ?? [];
-      if (first === 'health') return reply(200, { ok: true });
-      if (first === 'idle') return reply(200, { idle: idle(), queues: counts() });
-      if (first !== 'queues' || !isQueue(name) || action !== 'messages') {
-        return reply(404, { error: 'no such queue or action' });
-      }
-      if (method === 'GET') return reply(200, { messages: store.messages(name).map(view) });
-      if (method !== 'POST') return reply(405, { error: 'method not allowed' });
-      const input = JSON.parse(text || '{}');
-      if (
-        !Array.isArray(input.messages) ||
-        input.messages.some((m: { body?: unknown } | null) => typeof m?.body !== 'string')
-      ) {
-        return reply(400, { error: 'messages must be an array of {body, delayMs?}' });
-      }
-      return reply(200, { messageIds: send(name, input.messages) });
-    } catch (error) {
-      return reply(400, { error: error instanceof Error ? error.message : String(error) });
+  const answerAdmin = (url: string) => {
+    const [, first, name, action] = url.split('/');
+    if (url === '/idle') return { status: 200, body: { idle: idle(), queues: counts() } };
+    if (first === 'queues' && isQueue(name) && action === 'messages') {
+      return { status: 200, body: { messages: store.messages(name) } };
     }
+    return { status: 404, body: { error: 'GET /idle or /queues/{name}/messages' } };
   };
 
+  const server = http.createServer(async (req, res) => {
+    const target = req.headers['x-amz-target'];
+    let answer: { status: number; body: unknown };
+    try {
+      answer =
+        typeof target === 'string' ? answerSqs(api, target, await text(req)) : answerAdmin(req.url ?? '/');
+    } catch (error) {
+      answer = { status: 500, body: { error: messageOf(error) } };
+    }
+    const type = typeof target === 'string' ? 'application/x-amz-json-1.0' : 'application/json';
+    res.writeHead(answer.status, { 'content-type': type }).end(JSON.stringify(answer.body));
+  });
   await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  const address = server.address();
-  const listenPort = typeof address === 'object' && address ? address.port : 0;
-  const url = `http://127.0.0.1:${listenPort}`;
-  api.baseUrl = url;
+  const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
 
   /** Starts invoking the functions. */
   const startPolling = (invoke: Invoke) => {
     for (const consumer of consumers) {
-      const name = consumer.queue;
+      const { queue: name, functionKey } = consumer;
       let inflight = 0;
-      let stopped = false;
       let timer: NodeJS.Timeout | undefined;
-      let lastError = '';
-      const halt = new AbortController();
+      let lastProblem = '';
       const run = async (batch: StoredMessage[]) => {
         // Made again, with the same receipt handles, until the batch's visibility time-out ends.
         const hiddenUntil = Math.min(...batch.map((message) => message.visibleAt));
         let result: unknown;
         for (let wait = REINVOKE_FIRST_MS; ; wait = Math.min(2 * wait, REINVOKE_MAX_MS)) {
           try {
-            result = await invoke(consumer.functionKey, sqsEvent(name, batch));
+            result = await invoke(functionKey, sqsEvent(name, batch));
             break;
           } catch (error) {
-            const why = error instanceof Error ? error.message : String(error);
             const again = error instanceof NotInvokedError && Date.now() + wait < hiddenUntil;
-            const text = again
-              ? `local queue: could not invoke ${consumer.functionKey}: ${why}; nothing ran, so its ${batch.length} message(s) are not hidden: invoking again every ${REINVOKE_MAX_MS / 1000} s at most`
-              : `local queue: ${consumer.functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${why}`;
-            if (text !== lastError) log(text);
-            lastError = text;
+            const problem = again
+              ? `local queue: could not invoke ${functionKey}: ${messageOf(error)}; nothing ran, so its ${batch.length} message(s) are not hidden: invoking again every ${REINVOKE_MAX_MS / 1000} s at most`
+              : `local queue: ${functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${messageOf(error)}`;
+            if (problem !== lastProblem) log(problem);
+            lastProblem = problem;
             if (!again) return;
             await sleep(wait, undefined, { signal: halt.signal }).catch(() => undefined);
             // Stopping: the batch stays received, and the next start brings it back at once.
-            if (stopped) return;
+            if (halt.signal.aborted) return;
           }
         }
-        lastError = '';
-        const failures = (result as { batchItemFailures?: { itemIdentifier?: string }[] } | null)
-          ?.batchItemFailures;
-        const kept = new Set((failures ?? []).map((failure) => failure.itemIdentifier));
-        const done = batch.filter((message) => !kept.has(message.messageId));
+        lastProblem = '';
+        const failures = (result as SQSBatchResponse | null)?.batchItemFailures ?? [];
+        const failed = new Set(failures.map((failure) => failure.itemIdentifier));
+        const done = batch.filter((message) => !failed.has(message.messageId));
+        const handles = done.map((message) => message.receiptHandle ?? '');
         // The event source deletes a batch's successes with one DeleteMessageBatch.
-        if (done.length > 0)
-          store.deleteAll(
-            name,
-            done.map((message) => message.receiptHandle ?? ''),
-          );
+        if (handles.length > 0) store.deleteAll(name, handles);
       };
       const pump = () => {
         clearTimeout(timer);
-        timer = undefined;
-        if (stopped) return;
+        if (halt.signal.aborted) return;
         try {
           while (inflight < consumer.concurrency) {
             const batch = receive(name, consumer.batchSize, consumer.visibilityMs);
             if (batch.length === 0) break;
             inflight += 1;
-            const done = run(batch).finally(() => {
+            const invocation = run(batch).finally(() => {
               inflight -= 1;
-              running.delete(done);
+              invocations.delete(invocation);
               pump();
             });
-            running.add(done);
+            invocations.add(invocation);
           }
         } catch (error) {
-          log(
-            `local queue: could not receive from ${name}: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          log(`local queue: could not receive from ${name}: ${messageOf(error)}`);
         }
         // With every slot busy, the next finishing batch pumps again: no need to scan for a timer.
         if (inflight >= consumer.concurrency) return;
         const next = Math.min(store.nextVisibleAt(name), Date.now() + RESCAN_MS);
         timer = setTimeout(pump, Math.max(0, next - Date.now()));
       };
-      const waker = () => {
-        if (!stopped) setImmediate(pump);
-      };
-      wakers.add(waker);
-      pollers.push({
-        stop: () => {
-          stopped = true;
-          halt.abort();
-          clearTimeout(timer);
-          wakers.delete(waker);
-        },
-        running: () => inflight,
-      });
+      wakers.add(() => setImmediate(pump));
+      halt.signal.addEventListener('abort', () => clearTimeout(timer));
       pump();
     }
   };
@@ -426,15 +339,14 @@ export async function startLocalQueue({
   return {
     /** The endpoint: SQS's JSON protocol at POST /, the queue URLs below it. */
     url,
-    port: listenPort,
     /** The SQLite file. */
     path: file,
     /** The queue URLs, as the functions' environment (serverless.yml maps them on the local stage). */
     env: queueEnv(url),
     startPolling,
-    send: (name: QueueName, messages: { body: string; delayMs?: number }[]) => send(name, messages),
+    send: (name: QueueName, messages: SendEntry[]) => send(name, messages),
     /** Every message of a queue, visible or not. */
-    messages: (name: QueueName) => store.messages(name).map(view),
+    messages: (name: QueueName) => store.messages(name),
     /** The bodies on the dead-letter queue, parsed when they are JSON. */
     deadLetters: (): unknown[] =>
       store.messages('dead-letter').map((message) => {
@@ -447,8 +359,8 @@ export async function startLocalQueue({
     counts,
     idle,
     async stop() {
-      for (const poller of pollers) poller.stop();
-      await Promise.allSettled([...running]);
+      halt.abort();
+      await Promise.allSettled([...invocations]);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       store.close();
@@ -457,36 +369,3 @@ export async function startLocalQueue({
   };
 }
 export type LocalQueue = Awaited<ReturnType<typeof startLocalQueue>>;
-
-async function serveSqs(api: SqsApiContext, target: string, text: string, res: http.ServerResponse) {
-  const action = target.startsWith('AmazonSQS.') ? target.slice('AmazonSQS.'.length) : '';
-  const reply = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-    res
-      .writeHead(status, { 'content-type': 'application/x-amz-json-1.0', ...headers })
-      .end(JSON.stringify(body));
-  try {
-    let input: unknown;
-    try {
-      input = JSON.parse(text || '{}');
-    } catch {
-      throw new SqsApiError('InvalidParameterValue', 'The request body is not JSON');
-    }
-    if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-      throw new SqsApiError('InvalidParameterValue', 'The request body is not a JSON object');
-    }
-    reply(200, await runAction(api, action, input as Record<string, unknown>));
-  } catch (error) {
-    if (error instanceof SqsApiError) {
-      reply(
-        400,
-        { __type: `com.amazonaws.sqs#${error.code}`, message: error.message },
-        { 'x-amzn-query-error': `${error.queryCode};Sender` },
-      );
-    } else {
-      reply(500, {
-        __type: 'com.amazonaws.sqs#InternalError',
-        message: error instanceof Error ? error.message : String(error),
-      });
-    }
-  }
-}

@@ -4,16 +4,13 @@
  * transaction, committed before it returns: a send is on disk before the sender is answered.
  *
  * WAL mode. A send commits with synchronous=FULL: fsynced, so an acknowledged message survives a
- * SIGKILL of the whole process group and a power cut too (a SendMessageBatch of ten is one commit,
- * about 0.3 ms here). Receives, deletes and visibility changes commit with synchronous=NORMAL:
- * written to the WAL before they return, so they survive a SIGKILL (the kernel has them), and
- * the next fsync takes them along; a power cut could only undo one, which brings a message back
- * (at-least-once), never loses one. Fsyncing every delete too made a 2,000-subscription fan-out
- * take 21 s instead of 12 s (npm run bench:fanout, loaded machine). A temporary queue (the tests',
- * the benchmarks') is removed when its process stops, so it never fsyncs (synchronous=OFF), its
- * sends nor its WAL checkpoints: on a loaded machine one send took up to 200 ms, and the process
- * serving the queue stopped serving anything else; checkpoints stalled it for up to 40 ms
- * (bench:fanout's latency rounds).
+ * SIGKILL of the whole process group and a power cut too. Receives, deletes and visibility changes
+ * commit with synchronous=NORMAL: in the WAL before they return, so they survive a SIGKILL; a power
+ * cut could only undo one, which brings a message back (at-least-once), never loses one. Fsyncing
+ * those too made a 2,000-subscription fan-out take 21 s instead of 12 s. A temporary queue (the
+ * tests', the benchmarks') is removed when its process stops, so it never fsyncs (synchronous=OFF):
+ * on a loaded machine one fsynced send took up to 200 ms, and stalled the process serving the queue.
+ * The figures and the choice of SQLite: docs/local-queue.md.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
@@ -39,6 +36,11 @@ CREATE INDEX IF NOT EXISTS messages_by_visibility ON messages (queue, visible_at
 CREATE UNIQUE INDEX IF NOT EXISTS messages_by_receipt ON messages (receipt_handle);
 `;
 
+/** The columns as a StoredMessage names them. */
+const MESSAGE = `seq, queue, message_id AS messageId, body, sent_at AS sentAt, visible_at AS visibleAt,
+  receive_count AS receiveCount, first_received_at AS firstReceivedAt, receipt_handle AS receiptHandle,
+  dead_letter_source AS deadLetterSourceQueue`;
+
 export interface StoredMessage {
   /** Order of arrival. */
   seq: number;
@@ -48,23 +50,11 @@ export interface StoredMessage {
   sentAt: number;
   visibleAt: number;
   receiveCount: number;
-  firstReceivedAt: number | undefined;
-  receiptHandle: string | undefined;
+  firstReceivedAt: number | null;
+  /** The latest receive's; an older one no longer deletes or hides the message. */
+  receiptHandle: string | null;
   /** The queue a redrive moved it from. */
-  deadLetterSourceQueue: string | undefined;
-}
-
-interface Row {
-  seq: number;
-  queue: string;
-  message_id: string;
-  body: string;
-  sent_at: number;
-  visible_at: number;
-  receive_count: number;
-  first_received_at: number | null;
-  receipt_handle: string | null;
-  dead_letter_source: string | null;
+  deadLetterSourceQueue: string | null;
 }
 
 /** SQS's redrive policy: after this many receives, to that queue. */
@@ -75,23 +65,10 @@ export interface Redrive {
 
 export interface SendEntry {
   body: string;
-  delayMs: number;
+  delayMs?: number;
 }
 
 export type QueueStore = ReturnType<typeof openQueueStore>;
-
-const toMessage = (row: Row): StoredMessage => ({
-  seq: row.seq,
-  queue: row.queue,
-  messageId: row.message_id,
-  body: row.body,
-  sentAt: row.sent_at,
-  visibleAt: row.visible_at,
-  receiveCount: row.receive_count,
-  firstReceivedAt: row.first_received_at ?? undefined,
-  receiptHandle: row.receipt_handle ?? undefined,
-  deadLetterSourceQueue: row.dead_letter_source ?? undefined,
-});
 
 /** The MD5 of a body, as SQS reports it and its SDK checks it. */
 export const md5 = (text: string) => createHash('md5').update(text, 'utf8').digest('hex');
@@ -120,25 +97,25 @@ export function openQueueStore(
     'INSERT INTO messages (queue, message_id, body, sent_at, visible_at) VALUES (?, ?, ?, ?, ?)',
   );
   const visibleHead = db.prepare(
-    'SELECT * FROM messages WHERE queue = ? AND visible_at <= ? ORDER BY seq LIMIT ?',
+    `SELECT ${MESSAGE} FROM messages WHERE queue = ? AND visible_at <= ? ORDER BY seq LIMIT ?`,
   );
   const lease = db.prepare(
     `UPDATE messages SET receive_count = receive_count + 1, first_received_at = coalesce(first_received_at, ?),
        visible_at = ?, receipt_handle = ?, leased = 1 WHERE seq = ?`,
   );
-  const move = db.prepare(
+  const toDeadLetters = db.prepare(
     `UPDATE messages SET queue = ?, dead_letter_source = ?, visible_at = ?, receipt_handle = NULL,
        leased = 0, seq = (SELECT max(seq) + 1 FROM messages) WHERE seq = ?`,
   );
-  const byHandle = db.prepare('SELECT * FROM messages WHERE queue = ? AND receipt_handle = ?');
-  const deleteOne = db.prepare('DELETE FROM messages WHERE seq = ?');
-  const setVisibility = db.prepare('UPDATE messages SET visible_at = ?, leased = 0 WHERE seq = ?');
-  const all = db.prepare('SELECT * FROM messages WHERE queue = ? ORDER BY seq');
+  const deleteByHandle = db.prepare('DELETE FROM messages WHERE queue = ? AND receipt_handle = ?');
+  const setVisibility = db.prepare(
+    'UPDATE messages SET visible_at = ?, leased = 0 WHERE queue = ? AND receipt_handle = ?',
+  );
+  const all = db.prepare(`SELECT ${MESSAGE} FROM messages WHERE queue = ? ORDER BY seq`);
   const nextVisible = db.prepare('SELECT min(visible_at) AS at FROM messages WHERE queue = ?');
   const counts = db.prepare(
     'SELECT queue, count(*) AS total, sum(visible_at <= ?) AS visible FROM messages GROUP BY queue',
   );
-  const byId = db.prepare('SELECT * FROM messages WHERE queue = ? AND message_id = ?');
   const requeue = db.prepare(
     `UPDATE messages SET queue = ?, dead_letter_source = NULL, visible_at = ?, receive_count = 0,
        first_received_at = NULL, receipt_handle = NULL, leased = 0,
@@ -149,7 +126,7 @@ export function openQueueStore(
     const now = Date.now();
     return entries.map((entry) => {
       const messageId = randomUUID();
-      insert.run(queue, messageId, entry.body, now, now + Math.max(0, entry.delayMs));
+      insert.run(queue, messageId, entry.body, now, now + (entry.delayMs ?? 0));
       return messageId;
     });
   });
@@ -164,25 +141,27 @@ export function openQueueStore(
     }
   };
 
+  /** Up to `max` visible messages, hidden for `visibilityMs`; `moved`: those redriven instead. */
   const receive = db.transaction(
     (queue: string, max: number, visibilityMs: number, redrive: Redrive | undefined) => {
       const now = Date.now();
       const received: StoredMessage[] = [];
       const moved: StoredMessage[] = [];
       // A few more than asked for, so that messages moved to the dead-letter queue do not shorten the batch.
-      for (const row of visibleHead.all(queue, now, max * 2) as Row[]) {
+      for (const message of visibleHead.all(queue, now, max * 2) as StoredMessage[]) {
         if (received.length >= max) break;
-        if (redrive && row.receive_count >= redrive.maxReceiveCount) {
-          move.run(redrive.deadLetterQueue, queue, now, row.seq);
-          moved.push({ ...toMessage(row), queue: redrive.deadLetterQueue, deadLetterSourceQueue: queue });
+        if (redrive && message.receiveCount >= redrive.maxReceiveCount) {
+          toDeadLetters.run(redrive.deadLetterQueue, queue, now, message.seq);
+          moved.push({ ...message, queue: redrive.deadLetterQueue, deadLetterSourceQueue: queue });
           continue;
         }
-        const receiptHandle = `${row.message_id}.${row.receive_count + 1}.${randomUUID()}`;
-        lease.run(now, now + Math.max(0, visibilityMs), receiptHandle, row.seq);
+        const receiveCount = message.receiveCount + 1;
+        const receiptHandle = `${message.messageId}.${receiveCount}.${randomUUID()}`;
+        lease.run(now, now + visibilityMs, receiptHandle, message.seq);
         received.push({
-          ...toMessage(row),
-          receiveCount: row.receive_count + 1,
-          firstReceivedAt: row.first_received_at ?? now,
+          ...message,
+          receiveCount,
+          firstReceivedAt: message.firstReceivedAt ?? now,
           visibleAt: now + visibilityMs,
           receiptHandle,
         });
@@ -190,24 +169,6 @@ export function openQueueStore(
       return { received, moved };
     },
   );
-
-  const remove = (queue: string, receiptHandle: string): boolean => {
-    const row = byHandle.get(queue, receiptHandle) as Row | undefined;
-    if (row) deleteOne.run(row.seq);
-    return row !== undefined;
-  };
-
-  /** One transaction for a batch's deletes (DeleteMessageBatch); returns how many were deleted. */
-  const removeAll = db.transaction(
-    (queue: string, receiptHandles: string[]) =>
-      receiptHandles.filter((handle) => remove(queue, handle)).length,
-  );
-
-  const changeVisibility = (queue: string, receiptHandle: string, visibilityMs: number): boolean => {
-    const row = byHandle.get(queue, receiptHandle) as Row | undefined;
-    if (row) setVisibility.run(Date.now() + Math.max(0, visibilityMs), row.seq);
-    return row !== undefined;
-  };
 
   /**
    * Moves messages of one queue to the end of another as new, never received (SQS's
@@ -219,14 +180,12 @@ export function openQueueStore(
       ids: string[] | undefined,
       destination: (message: StoredMessage) => string | undefined,
     ) => {
-      const rows = (ids ? ids.map((id) => byId.get(queue, id)).filter(Boolean) : all.all(queue)) as Row[];
       const now = Date.now();
       const moved: StoredMessage[] = [];
-      for (const row of rows) {
-        const message = toMessage(row);
-        const target = destination(message);
+      for (const message of all.all(queue) as StoredMessage[]) {
+        const target = ids && !ids.includes(message.messageId) ? undefined : destination(message);
         if (!target) continue;
-        requeue.run(target, now, row.seq);
+        requeue.run(target, now, message.seq);
         moved.push({ ...message, queue: target });
       }
       return moved;
@@ -234,23 +193,22 @@ export function openQueueStore(
   );
 
   return {
-    path,
     send,
     receive,
-    delete: remove,
-    deleteAll: removeAll,
-    changeVisibility,
+    /** One transaction for a batch's deletes; a receipt handle that is not the latest deletes nothing. */
+    deleteAll: db.transaction((queue: string, receiptHandles: string[]) => {
+      for (const handle of receiptHandles) deleteByHandle.run(queue, handle);
+    }),
+    /** False when `receiptHandle` is not the latest of a message of `queue`. */
+    changeVisibility: (queue: string, receiptHandle: string, visibilityMs: number): boolean =>
+      setVisibility.run(Date.now() + visibilityMs, queue, receiptHandle).changes > 0,
     moveBack,
-    messages: (queue: string) => (all.all(queue) as Row[]).map(toMessage),
+    messages: (queue: string) => all.all(queue) as StoredMessage[],
     /** When the next message becomes visible (Infinity: none). */
-    nextVisibleAt: (queue: string): number => {
-      const row = nextVisible.get(queue) as { at: number | null } | undefined;
-      return row?.at ?? Number.POSITIVE_INFINITY;
-    },
-    counts: (): Map<string, { total: number; visible: number }> => {
-      const rows = counts.all(Date.now()) as { queue: string; total: number; visible: number | null }[];
-      return new Map(rows.map((row) => [row.queue, { total: row.total, visible: row.visible ?? 0 }]));
-    },
+    nextVisibleAt: (queue: string): number =>
+      (nextVisible.get(queue) as { at: number | null }).at ?? Number.POSITIVE_INFINITY,
+    /** Each queue's messages, and how many of them are visible; a queue with none is left out. */
+    counts: () => counts.all(Date.now()) as { queue: string; total: number; visible: number }[],
     close: () => db.close(),
   };
 }

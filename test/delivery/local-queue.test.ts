@@ -10,20 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  ChangeMessageVisibilityBatchCommand,
   ChangeMessageVisibilityCommand,
   DeleteMessageBatchCommand,
-  DeleteMessageCommand,
-  GetQueueAttributesCommand,
-  GetQueueUrlCommand,
   ReceiveMessageCommand,
   SendMessageBatchCommand,
-  SendMessageCommand,
   SQSClient,
 } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { recordAwsCalls } from '../../bench/aws-calls.mjs';
-import queues from '../../lib/queue/queues.json';
 import { SqsQueue, sqsClient } from '../../lib/queue/sqs-queue';
 import { freePort } from '../../scripts/dynamodb-local';
 import {
@@ -60,6 +54,15 @@ function sdk(q: LocalQueue) {
   return client;
 }
 
+/** One SendMessageBatch: the adapter's only way of sending. */
+const send = (client: SQSClient, QueueUrl: string | undefined, ...bodies: string[]) =>
+  client.send(
+    new SendMessageBatchCommand({
+      QueueUrl,
+      Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })),
+    }),
+  );
+
 const receive = async (q: LocalQueue, max = 10, visibilitySeconds = 30) =>
   (
     await sdk(q).send(
@@ -72,13 +75,13 @@ const receive = async (q: LocalQueue, max = 10, visibilitySeconds = 30) =>
     )
   ).Messages ?? [];
 
-describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
+describe('local queue: the SQS actions the service and the event sources use, spoken by the AWS SDK', () => {
   it('hides a received message for its visibility time-out and counts receives', async () => {
     const q = await start();
     const url = q.env.DELIVERY_QUEUE_URL;
-    const sent = await sdk(q).send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'a' }));
+    const sent = await send(sdk(q), url, 'a');
     const [first] = await receive(q, 10, 1);
-    expect(first).toMatchObject({ MessageId: sent.MessageId, Body: 'a' });
+    expect(first).toMatchObject({ MessageId: sent.Successful?.[0]?.MessageId, Body: 'a' });
     expect(first?.Attributes?.ApproximateReceiveCount).toBe('1');
     expect(await receive(q)).toEqual([]);
     await vi.waitFor(async () => expect(await receive(q)).toHaveLength(1), { timeout: 3000, interval: 100 });
@@ -104,26 +107,34 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
     expect(now?.Body).toBe('now');
     const [again] = await receive(q, 10, 30);
     expect(again?.Body).toBe('now');
+    const deleteBatch = (...handles: (string | undefined)[]) =>
+      sdk(q).send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: url,
+          Entries: handles.map((ReceiptHandle, i) => ({ Id: String(i), ReceiptHandle })),
+        }),
+      );
     // A receipt handle older than the latest deletes nothing, as in SQS.
-    await sdk(q).send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: now?.ReceiptHandle }));
+    expect((await deleteBatch(now?.ReceiptHandle)).Successful).toEqual([{ Id: '0' }]);
     expect(q.messages('delivery')).toHaveLength(2);
-    await sdk(q).send(
-      new DeleteMessageBatchCommand({
-        QueueUrl: url,
-        Entries: [{ Id: '1', ReceiptHandle: again?.ReceiptHandle }],
-      }),
-    );
+    await deleteBatch(again?.ReceiptHandle);
     expect(q.messages('delivery').map((m) => m.body)).toEqual(['later']);
-    const [later] = await sdk(q)
-      .send(new ReceiveMessageCommand({ QueueUrl: url, WaitTimeSeconds: 3, MaxNumberOfMessages: 10 }))
-      .then((r) => r.Messages ?? []);
-    expect(later?.Body).toBe('later');
+    expect(await receive(q)).toEqual([]);
+    const later = await vi.waitFor(
+      async () => {
+        const [message] = await receive(q);
+        if (!message) throw new Error('not visible yet');
+        return message;
+      },
+      { timeout: 3000, interval: 100 },
+    );
+    expect(later.Body).toBe('later');
   });
 
   it('changes the visibility of a received message and refuses a stale receipt handle', async () => {
     const q = await start();
     const url = q.env.DELIVERY_QUEUE_URL;
-    await sdk(q).send(new SendMessageCommand({ QueueUrl: url, MessageBody: 'x' }));
+    await send(sdk(q), url, 'x');
     const [message] = await receive(q, 1, 60);
     await sdk(q).send(
       new ChangeMessageVisibilityCommand({
@@ -143,42 +154,32 @@ describe('local queue: SQS protocol, spoken by the AWS SDK', () => {
         }),
       ),
     ).rejects.toMatchObject({ name: 'ReceiptHandleIsInvalid' });
-    const batch = await sdk(q).send(
-      new ChangeMessageVisibilityBatchCommand({
-        QueueUrl: url,
-        Entries: [
-          { Id: 'latest', ReceiptHandle: latest?.ReceiptHandle, VisibilityTimeout: 0 },
-          { Id: 'stale', ReceiptHandle: message?.ReceiptHandle, VisibilityTimeout: 0 },
-        ],
-      }),
-    );
-    expect(batch.Successful?.map((entry) => entry.Id)).toEqual(['latest']);
-    expect(batch.Failed).toMatchObject([{ Id: 'stale', Code: 'ReceiptHandleIsInvalid', SenderFault: true }]);
-    expect(await receive(q)).toHaveLength(1);
+    // The stale handle changed nothing: the message is still hidden for the latest receive's 60 s.
+    expect(await receive(q)).toEqual([]);
   });
 
-  it('answers QueueDoesNotExist, refuses a batch over ten and reports the queue attributes', async () => {
+  it('answers QueueDoesNotExist, and refuses what SQS refuses: over ten a batch, over 1 MiB its bodies', async () => {
     const q = await start();
-    await expect(
-      sdk(q).send(new SendMessageCommand({ QueueUrl: `${q.url}/000000000000/nope`, MessageBody: 'x' })),
-    ).rejects.toMatchObject({ name: 'QueueDoesNotExist' });
-    const eleven = Array.from({ length: 11 }, (_, i) => ({ Id: String(i), MessageBody: 'x' }));
-    await expect(
-      sdk(q).send(new SendMessageBatchCommand({ QueueUrl: q.env.FANOUT_QUEUE_URL, Entries: eleven })),
-    ).rejects.toMatchObject({ name: 'TooManyEntriesInBatchRequest' });
-    const { QueueUrl } = await sdk(q).send(new GetQueueUrlCommand({ QueueName: 'fan-out' }));
-    expect(QueueUrl).toBe(q.env.FANOUT_QUEUE_URL);
-    await sdk(q).send(new SendMessageCommand({ QueueUrl, MessageBody: 'x' }));
-    const { Attributes } = await sdk(q).send(
-      new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['All'] }),
-    );
-    expect(Attributes).toMatchObject({
-      ApproximateNumberOfMessages: '1',
-      ApproximateNumberOfMessagesNotVisible: '0',
+    const url = q.env.FANOUT_QUEUE_URL;
+    await expect(send(sdk(q), `${q.url}/000000000000/nope`, 'x')).rejects.toMatchObject({
+      name: 'QueueDoesNotExist',
     });
-    expect(JSON.parse(Attributes?.RedrivePolicy ?? '{}')).toMatchObject({
-      maxReceiveCount: queues['fan-out'].maxReceiveCount,
+    await expect(send(sdk(q), url, ...Array(11).fill('x'))).rejects.toMatchObject({
+      name: 'TooManyEntriesInBatchRequest',
     });
+    const half = 'x'.repeat(512 * 1024);
+    await expect(send(sdk(q), url, half, `${half}x`)).rejects.toMatchObject({ name: 'BatchRequestTooLong' });
+    await expect(
+      sdk(q).send(
+        new SendMessageBatchCommand({
+          QueueUrl: url,
+          Entries: [{ Id: '0', MessageBody: 'x', DelaySeconds: 901 }],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'InvalidParameterValue' });
+    expect(q.messages('fan-out')).toEqual([]);
+    await send(sdk(q), url, half, half);
+    expect(q.messages('fan-out')).toHaveLength(2);
   });
 
   it('takes what the deployed adapter (lib/queue/sqs-queue.ts) sends, as the SDK reads it', async () => {
@@ -245,7 +246,7 @@ describe('local queue: kept on disk', () => {
           )
         ).Messages ?? [];
       expect(received?.Body).toBe('kept 0');
-      await client.send(new SendMessageCommand({ QueueUrl, MessageBody: 'last, then the kill' }));
+      await send(client, QueueUrl, 'last, then the kill');
       child.kill('SIGKILL');
     } finally {
       if (child.exitCode === null && child.signalCode === null) {
