@@ -48,15 +48,31 @@ function describeDeadLetter(message: StoredMessage): { text: string; redriveTo: 
   const what = event
     ? `${event.type} from ${event.source} (id ${event.id}, time ${event.time})`
     : 'unreadable';
+  // A pack or a clean-up job moved by the redrive policy carries no single event or subscription.
+  const carried =
+    moved && !event
+      ? [`  message:      ${movedMessage(body)}`]
+      : [
+          `  endpoint:     ${body.endpointUri ?? '(not recorded: see the subscription)'}`,
+          subscription ? `  subscription: ${subscription}` : '',
+          `  event:        ${what}${body.resourceAddress ? ` at ${body.resourceAddress}` : ''}`,
+        ];
   const text = [
     header(moved ? message.receiveCount : (body.attempts ?? message.receiveCount)),
     `  reason:       ${reason}`,
-    `  endpoint:     ${body.endpointUri ?? '(not recorded: see the subscription)'}`,
-    subscription ? `  subscription: ${subscription}` : '',
-    `  event:        ${what}${body.resourceAddress ? ` at ${body.resourceAddress}` : ''}`,
+    ...carried,
     redriveTo ? '' : CANNOT_REDRIVE,
   ];
   return { text: text.filter(Boolean).join('\n'), redriveTo };
+}
+
+/** A message the redrive policy moved that carries no single event: a pack, or a clean-up job. */
+function movedMessage(body: Record<string, unknown>): string {
+  if (body.kind === 'deliveries' && Array.isArray(body.deliveries) && Array.isArray(body.events))
+    return `a pack of ${body.deliveries.length} notification(s) of ${body.events.length} event(s), from a fan-out`;
+  if (body.kind === 'remove-retired')
+    return `delete-all's clean-up of ${body.owner}'s subscriptions of generations ${body.fromGeneration} to ${body.toGeneration}`;
+  return 'unreadable';
 }
 
 const CANNOT_REDRIVE = '  (cannot be redriven: its message is not one the service can deliver)';

@@ -345,6 +345,64 @@ describe('npm run dead-letters', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('says what a moved pack or clean-up job was for, and redrives each to its own queue', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dead-letters-'));
+    try {
+      const path = join(dir, 'queue.db');
+      const failing = (queue: 'delivery' | 'cleanup', functionKey: string) => ({
+        queue,
+        functionKey,
+        batchSize: 1,
+        visibilityMs: 0,
+        concurrency: 1,
+        maxReceiveCount: 1,
+      });
+      const q = await start({
+        path,
+        consumers: [failing('delivery', 'deliver'), failing('cleanup', 'removeRetiredSubscriptions')],
+      });
+      const event = { id: 'e-1', type: 'event.sync.ptp-status.ptp-state-change', source: '/s', time: 't' };
+      const pack = {
+        kind: 'deliveries',
+        events: [{ resourceAddress: '/c/s/n', event }],
+        deliveries: [
+          { subscriptionId: 's-1', event: 0 },
+          { subscriptionId: 's-2', event: 0 },
+        ],
+      };
+      q.send('delivery', [{ body: JSON.stringify(pack) }]);
+      q.send('cleanup', [
+        {
+          body: JSON.stringify({
+            kind: 'remove-retired',
+            owner: 'alice',
+            fromGeneration: 1,
+            toGeneration: 2,
+          }),
+        },
+      ]);
+      q.startPolling(async () => {
+        throw new Error('the function fails every time');
+      });
+      await vi.waitFor(() => expect(q.messages('dead-letter')).toHaveLength(2));
+      await q.stop();
+      queue = undefined;
+
+      const listed = run(path).stdout;
+      expect(listed).toContain('message:      a pack of 2 notification(s) of 1 event(s), from a fan-out');
+      expect(listed).toContain(
+        "message:      delete-all's clean-up of alice's subscriptions of generations 1 to 2",
+      );
+      expect(listed).not.toContain('unreadable');
+      const redriven = run(path, '--redrive').stdout;
+      expect(redriven).toContain('to the delivery queue');
+      expect(redriven).toContain('to the cleanup queue');
+      expect(redriven).toContain('2 redriven.');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('local queue: poller', () => {
