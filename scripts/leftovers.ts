@@ -8,6 +8,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
@@ -21,7 +22,7 @@ interface Launch {
   children: Recorded[];
 }
 
-export function leftoversFile(dataDir: string) {
+function leftoversFile(dataDir: string) {
   return join(dataDir, 'npm-start.pids.json');
 }
 
@@ -74,18 +75,27 @@ export async function stopLeftovers(dataDir: string): Promise<string[]> {
     }
   }
   const deadline = Date.now() + 5000;
-  while (alive.some(({ pid }) => !gone(pid)) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  while (alive.some(({ pid }) => !gone(pid)) && Date.now() < deadline) await sleep(50);
   await rm(leftoversFile(dataDir), { force: true });
   return alive.map(({ pid, what }) => `${what} (pid ${pid})`);
 }
 
-export async function recordProcesses(dataDir: string, processes: Recorded[]) {
-  const record: Launch = { launcher: process.pid, children: processes };
-  await writeFile(leftoversFile(dataDir), JSON.stringify(record));
-}
-
-export async function forgetProcesses(dataDir: string) {
-  await rm(leftoversFile(dataDir), { force: true });
+/**
+ * Keeps the file up to date with the process groups this launcher runs (`record` again when one is
+ * started anew); `forget` removes it on a clean stop.
+ */
+export function recordLaunch(dataDir: string) {
+  const children = new Map<string, number>();
+  return {
+    record(what: string, pid: number | undefined) {
+      if (!pid) return;
+      children.set(what, pid);
+      const launch: Launch = {
+        launcher: process.pid,
+        children: [...children].map(([what, pid]) => ({ what, pid })),
+      };
+      writeFile(leftoversFile(dataDir), JSON.stringify(launch)).catch(() => undefined);
+    },
+    forget: () => rm(leftoversFile(dataDir), { force: true }),
+  };
 }

@@ -12,15 +12,6 @@
  * line of their own).
  */
 
-type Counts = {
-  published: number;
-  delivered: number;
-  failed: number;
-  deadLettered: number;
-  subscriptions?: number;
-  publishers?: number;
-};
-
 const COUNTERS = {
   EventsPublished: 'published',
   NotificationsDelivered: 'delivered',
@@ -31,6 +22,8 @@ const GAUGES = {
   ActiveSubscriptions: 'subscriptions',
   ActivePublishers: 'publishers',
 } as const;
+type Counts = Record<(typeof COUNTERS)[keyof typeof COUNTERS], number> &
+  Partial<Record<(typeof GAUGES)[keyof typeof GAUGES], number>>;
 
 /** serverless offline's own chatter: its banner, function list and one pair of lines per request. */
 const OFFLINE_NOISE = [
@@ -118,20 +111,4 @@ export function createLocalConsole({
 /** An EMF value: a number, or an array of them when one record carries several. */
 function values(value: unknown) {
   return (Array.isArray(value) ? value : [value]).map((v) => Number(v) || 0);
-}
-
-/** Splits a stream into lines for `onLine`. */
-export function forEachLine(
-  stream: NodeJS.ReadableStream | null | undefined,
-  onLine: (line: string) => void,
-) {
-  let rest = '';
-  stream?.on('data', (chunk) => {
-    const lines = (rest + chunk.toString()).split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) onLine(line);
-  });
-  stream?.on('end', () => {
-    if (rest) onLine(rest);
-  });
 }

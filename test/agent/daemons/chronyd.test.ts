@@ -272,7 +272,7 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
         () => `the agent to keep its events: ${first.output()}`,
       );
       expect(first.output()).toContain(`chronyd at ${socket} does not answer (chronyc: `);
-      expect(first.child.exitCode).toBeNull();
+      expect(first.process.exitCode).toBeNull();
       await first.stop();
       const outbox = readdirSync(stateDir).find((name) => name.endsWith('.json')) ?? '';
       kept = JSON.parse(readFileSync(join(stateDir, outbox), 'utf8'));
@@ -298,8 +298,8 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
       stateDir: join(dir, 'agent-refused'),
       env: { PATH: '/nonexistent' },
     });
-    await until(() => refused.child.exitCode ?? undefined, 'the agent to exit');
-    expect(refused.child.exitCode).toBe(2);
+    await until(() => refused.process.exitCode ?? undefined, 'the agent to exit');
+    expect(refused.process.exitCode).toBe(2);
     expect(refused.output()).toContain('--chronyd needs chronyc on PATH (Debian: apt-get install chrony)');
   });
 });

@@ -75,7 +75,7 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
   /** Each event the consumer got for `address`, once (a repeat has the same id), in arrival order. */
   /** What the agents and npm start said last: a time-out's message carries it, to show the cause. */
   const evidence = () =>
-    `the agents said:\n${agents.map((a) => `(exit ${a.child.exitCode ?? a.child.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`;
+    `the agents said:\n${agents.map((a) => `(exit ${a.process.exitCode ?? a.process.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`;
   const { eventsAt, valuesAt, expectValues } = notificationsAt(() => consumer.received, evidence);
 
   beforeAll(async () => {
