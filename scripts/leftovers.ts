@@ -26,12 +26,13 @@ function leftoversFile(dataDir: string) {
   return join(dataDir, 'npm-start.pids.json');
 }
 
+/** Names this checkout on its command line, or runs in it (DynamoDB Local in its package's folder). */
 function runsThisProject(pid: number) {
   try {
     process.kill(pid, 0);
     return (
       readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(PROJECT_DIR) ||
-      `${readlinkSync(`/proc/${pid}/cwd`)}/` === PROJECT_DIR
+      `${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(PROJECT_DIR)
     );
   } catch {
     return false;
