@@ -221,50 +221,38 @@ const GRANDMASTER_SETTINGS = [
   'timeSource',
 ];
 
-/** One end of a namespace pair: namespace, interface, address/prefix. */
-type End = [namespace: string, device: string, address: string];
-
 /**
- * Two network namespaces of the lab's own joined by a veth pair, each end up with its address (and
- * loopback up). `run` starts a daemon in one of them; `remove` stops every daemon it started and
- * deletes the namespaces, which takes each veth end, and so the pair, with them.
+ * Two network namespaces of the lab's own, `oa<role><tag>`, joined by a veth pair whose ends bear
+ * the same names, each up with its address (and loopback up). `run` starts a daemon in one of
+ * them; `remove` stops every daemon it started and deletes the namespaces, which takes each veth
+ * end, and so the pair, with them.
  */
-function namespacePair(first: End, second: End) {
-  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
-  const daemons: Child[] = [];
+function namespacePair(roles: [string, string], addresses: [string, string]) {
+  const tag = randomBytes(3).toString('hex');
+  const [a, b] = roles.map((role) => `oa${role}${tag}`) as [string, string];
+  const ip = (command: string) => execFileSync('ip', command.split(' '), { stdio: 'pipe' });
   const deleteNamespaces = () => {
-    for (const [ns] of [first, second]) {
+    for (const ns of [a, b]) {
       try {
-        ip('netns', 'del', ns);
+        ip(`netns del ${ns}`);
       } catch {}
     }
   };
   try {
-    for (const [ns] of [first, second]) ip('netns', 'add', ns);
-    ip(
-      'link',
-      'add',
-      first[1],
-      'netns',
-      first[0],
-      'type',
-      'veth',
-      'peer',
-      'name',
-      second[1],
-      'netns',
-      second[0],
-    );
-    for (const [ns, dev, address] of [first, second]) {
-      ip('-n', ns, 'addr', 'add', address, 'dev', dev);
-      ip('-n', ns, 'link', 'set', dev, 'up');
-      ip('-n', ns, 'link', 'set', 'lo', 'up');
+    for (const ns of [a, b]) ip(`netns add ${ns}`);
+    ip(`link add ${a} netns ${a} type veth peer name ${b} netns ${b}`);
+    for (const [i, ns] of [a, b].entries()) {
+      ip(`-n ${ns} addr add ${addresses[i]} dev ${ns}`);
+      ip(`-n ${ns} link set ${ns} up`);
+      ip(`-n ${ns} link set lo up`);
     }
   } catch (error) {
     deleteNamespaces();
     throw error;
   }
+  const daemons: Child[] = [];
   return {
+    names: [a, b] as const,
     run(ns: string, command: string, args: string[]) {
       const daemon = labChild('ip', ['netns', 'exec', ns, command, ...args]);
       daemons.push(daemon);
@@ -284,13 +272,6 @@ function namespacePair(first: End, second: End) {
  * report locked, so that its port reaches SLAVE without steering anything.
  */
 export async function startPtpPair(dir: string) {
-  const tag = randomBytes(3).toString('hex');
-  const names = {
-    gmNs: `oagm${tag}`,
-    followerNs: `oafo${tag}`,
-    gmIf: `oag${tag}`,
-    followerIf: `oaf${tag}`,
-  };
   const configure = (role: string, lines: string[]) => {
     const uds = join(dir, `ptp4l-${role}`);
     const text = [
@@ -308,24 +289,23 @@ export async function startPtpPair(dir: string) {
   };
   const gm = configure('gm', ['clockClass 6', 'priority1 100']);
   const follower = configure('follower', ['free_running 1', 'slaveOnly 1']);
-  const pair = namespacePair(
-    [names.gmNs, names.gmIf, '10.231.0.1/30'],
-    [names.followerNs, names.followerIf, '10.231.0.2/30'],
-  );
-  const ptp4l = (ns: string, config: string, dev: string) =>
-    pair.run(ns, 'ptp4l', ['-4', '-m', '-f', config, '-i', dev]);
+  const pair = namespacePair(['gm', 'fo'], ['10.231.0.1/30', '10.231.0.2/30']);
+  const [gmNs, followerNs] = pair.names;
+  // Each in its namespace, on the interface of the same name.
+  const ptp4l = (ns: string, config: string) => pair.run(ns, 'ptp4l', ['-4', '-m', '-f', config, '-i', ns]);
   let gmDaemon: Child | undefined;
   const startGm = async () => {
-    gmDaemon = ptp4l(names.gmNs, gm.config, names.gmIf);
+    gmDaemon = ptp4l(gmNs, gm.config);
     await pmcUntil(gm.uds, 'GET PORT_DATA_SET', /portState\s+MASTER/, 'the grandmaster');
   };
   try {
     await startGm();
-    ptp4l(names.followerNs, follower.config, names.followerIf);
+    ptp4l(followerNs, follower.config);
     await pmcUntil(follower.uds, 'SET SYNCHRONIZATION_UNCERTAIN_NP 0', /uncertain 0/, 'the follower');
     await pmcUntil(follower.uds, 'GET PORT_DATA_SET', /portState\s+SLAVE/, 'the follower to lock', 60_000);
     return {
-      names,
+      /** The lab's interfaces, each inside its own namespace. */
+      interfaces: pair.names,
       gmUds: gm.uds,
       followerUds: follower.uds,
       followerConfigText: follower.text,
@@ -447,13 +427,6 @@ export function nmeaFeeder(port: number) {
  * back; `stopClient`/`startClient` the client chronyd itself.
  */
 export async function startChronydPair(dir: string) {
-  const tag = randomBytes(3).toString('hex');
-  const names = {
-    serverNs: `oacs${tag}`,
-    clientNs: `oacc${tag}`,
-    serverIf: `oas${tag}`,
-    clientIf: `oac${tag}`,
-  };
   const configure = (role: string, lines: string[]) => {
     const folder = join(dir, `chronyd-${role}`);
     mkdirSync(folder, { recursive: true });
@@ -471,12 +444,10 @@ export async function startChronydPair(dir: string) {
   const server = configure('server', ['local stratum 1', 'allow 10.232.0.0/24', 'port 123']);
   const client = configure('client', ['server 10.232.0.1 iburst minpoll -2 maxpoll -2', 'port 0']);
   const chronydArgs = ['-d', '-x', '-u', 'root', '-f'];
-  const pair = namespacePair(
-    [names.serverNs, names.serverIf, '10.232.0.1/24'],
-    [names.clientNs, names.clientIf, '10.232.0.2/24'],
-  );
-  const startServer = () => pair.run(names.serverNs, 'chronyd', [...chronydArgs, server.config]);
-  const startClient = () => pair.run(names.clientNs, 'chronyd', [...chronydArgs, client.config]);
+  const pair = namespacePair(['cs', 'cc'], ['10.232.0.1/24', '10.232.0.2/24']);
+  const [serverNs, clientNs] = pair.names;
+  const startServer = () => pair.run(serverNs, 'chronyd', [...chronydArgs, server.config]);
+  const startClient = () => pair.run(clientNs, 'chronyd', [...chronydArgs, client.config]);
   let serverChild = startServer();
   let clientChild = startClient();
   let clientLog = '';
@@ -497,7 +468,8 @@ export async function startChronydPair(dir: string) {
     throw error;
   }
   return {
-    names,
+    /** The lab's interfaces, each inside its own namespace. */
+    interfaces: pair.names,
     chronydArgs,
     clientConfigText: client.text,
     /** The client chronyd's command socket: what the agent follows. */
