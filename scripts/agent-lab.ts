@@ -206,21 +206,6 @@ function pmcUntil(uds: string, command: string, pattern: RegExp, what: string, t
   return until(answer, what, timeoutMs);
 }
 
-/** The parts of `pmc GET GRANDMASTER_SETTINGS_NP`'s answer that `SET` takes, in its order. */
-const GRANDMASTER_SETTINGS = [
-  'clockClass',
-  'clockAccuracy',
-  'offsetScaledLogVariance',
-  'currentUtcOffset',
-  'leap61',
-  'leap59',
-  'currentUtcOffsetValid',
-  'ptpTimescale',
-  'timeTraceable',
-  'frequencyTraceable',
-  'timeSource',
-];
-
 /**
  * Two network namespaces of the lab's own, `oa<role><tag>`, joined by a veth pair whose ends bear
  * the same names, each up with its address (and loopback up). `run` starts a daemon in one of
@@ -315,13 +300,11 @@ export async function startPtpPair(dir: string) {
        */
       async setClockClass(clockClass: number) {
         const current = await pmc(gm.uds, 'GET GRANDMASTER_SETTINGS_NP');
-        const values = GRANDMASTER_SETTINGS.map((name) => {
-          if (name === 'clockClass') return `${name} ${clockClass}`;
-          const match = new RegExp(`\\b${name}\\s+(\\S+)`).exec(current);
-          if (!match) throw new Error(`no ${name} in ${current}`);
-          return `${name} ${match[1]}`;
-        });
-        const answer = await pmc(gm.uds, `SET GRANDMASTER_SETTINGS_NP ${values.join(' ')}`);
+        // pmc lists the settings one a line, in the order SET takes them.
+        const settings = [...current.matchAll(/^\t+(\w+)\s+(\S+)$/gm)].map(([, name, value]) =>
+          name === 'clockClass' ? `${name} ${clockClass}` : `${name} ${value}`,
+        );
+        const answer = await pmc(gm.uds, `SET GRANDMASTER_SETTINGS_NP ${settings.join(' ')}`);
         if (!new RegExp(`clockClass\\s+${clockClass}\\b`).test(answer))
           throw new Error(`SET refused: ${answer}`);
       },
@@ -483,10 +466,12 @@ export async function startChronydPair(dir: string) {
     clientLogs: (pattern: RegExp): Promise<number> =>
       new Promise((resolve) => {
         let since = '';
-        clientChild.onOutput((text) => {
-          since += text;
-          if (pattern.test(since)) resolve(Date.now());
-        });
+        for (const stream of [clientChild.process.stdout, clientChild.process.stderr]) {
+          stream?.on('data', (chunk) => {
+            since += chunk;
+            if (pattern.test(since)) resolve(Date.now());
+          });
+        }
       }),
     stopServer: async (signal: NodeJS.Signals = 'SIGTERM') => serverChild.stop(signal),
     startServer: async () => {

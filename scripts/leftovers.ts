@@ -13,18 +13,10 @@ import { fileURLToPath } from 'node:url';
 
 const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-interface Recorded {
-  pid: number;
-  what: string;
-}
-interface Launch {
-  launcher: number;
-  children: Recorded[];
-}
+/** The file's content: the launcher's pid and its children's process groups. */
+type Launch = { launcher: number; children: Array<{ pid: number; what: string }> };
 
-function leftoversFile(dataDir: string) {
-  return join(dataDir, 'npm-start.pids.json');
-}
+const leftoversFile = (dataDir: string) => join(dataDir, 'npm-start.pids.json');
 
 /** Names this checkout on its command line, or runs in it (DynamoDB Local in its package's folder). */
 function runsThisProject(pid: number) {

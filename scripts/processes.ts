@@ -28,17 +28,14 @@ export function startChild(
 export function adoptChild(child: ChildProcess, { keep = 50_000, quiet = true } = {}) {
   stopOnExit(child);
   let output = '';
-  const listeners: Array<(text: string) => void> = [];
   for (const [stream, forwardTo] of [
     [child.stdout, process.stdout],
     [child.stderr, process.stderr],
   ] as const) {
     stream?.on('data', (chunk: Buffer) => {
-      const text = chunk.toString();
-      output += text;
+      output += chunk.toString();
       // Trimmed now and then rather than on every chunk: an agent in debug prints many.
       if (output.length > 2 * keep) output = output.slice(-keep);
-      for (const listener of listeners) listener(text);
     });
     if (!quiet) stream?.pipe(forwardTo, { end: false });
   }
@@ -46,8 +43,6 @@ export function adoptChild(child: ChildProcess, { keep = 50_000, quiet = true } 
   return {
     process: child,
     output: () => output.slice(-keep),
-    /** Calls `listener` with each piece of output as it is printed. */
-    onOutput: (listener: (text: string) => void) => listeners.push(listener),
     /** `signal` to its process group, SIGKILL 5 s later; resolves once it exited. */
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
       if (hasExited(child)) return;

@@ -20,7 +20,6 @@ export async function superviseDynamoDbLocal({
   onStarted?: (pid: number) => void;
 }) {
   let current = await startDynamoDbLocal({ port, dbPath, quiet: true });
-  const fixedPort = Number(new URL(current.endpoint).port);
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -28,7 +27,7 @@ export async function superviseDynamoDbLocal({
     timer = setTimeout(async () => {
       if (stopping) return;
       try {
-        current = await startDynamoDbLocal({ port: fixedPort, dbPath, quiet: true });
+        current = await startDynamoDbLocal({ port: current.port, dbPath, quiet: true });
         if (current.process.pid) onStarted(current.process.pid);
         log('DynamoDB Local is back, on the same data: requests are served again.');
         watch();
