@@ -7,7 +7,7 @@
  * UDP, `npm start`, the agent, and a consumer that records what it gets.
  * Everything started here is removed by the `stop`/`remove` it returns.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
@@ -16,29 +16,21 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { BASE_PATH } from '../lib/http/base-path';
 import { freePort } from './dynamodb-local';
-import { type Child, startChild, until, whenReady } from './processes';
+import { type Child, PROJECT_DIR, startChild, until, whenReady } from './processes';
 
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
-/** A process of the lab, run from the project, its output kept whole for the tests' evidence. */
+/** A process of the lab, its output kept whole for the tests' evidence. */
 const labChild = (command: string, args: string[], env?: NodeJS.ProcessEnv) =>
-  startChild(command, args, { cwd: PROJECT_DIR, env, keep: 1_000_000 });
+  startChild(command, args, { env, keep: 1_000_000 });
 
 /** Why the real-daemon tests cannot run here (`tools`: the programs they run), or undefined when they can. */
 export function daemonsMissing(tools: string[] = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
-  for (const tool of tools) {
-    try {
-      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-    } catch {
-      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients chrony)`;
-    }
-  }
-  return undefined;
+  const missing = tools.find((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+  return missing && `${missing} is not installed (apt-get install -y linuxptp gpsd gpsd-clients chrony)`;
 }
 
 /**

@@ -9,9 +9,7 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
-
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+import { PROJECT_DIR } from './processes';
 
 /** The file's content: the launcher's pid and its children's process groups. */
 type Launch = { launcher: number; children: Array<{ pid: number; what: string }> };

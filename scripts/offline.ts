@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { BASE_PATH } from '../lib/http/base-path';
 import { assertPortFree, freePort } from './dynamodb-local';
 import { type DeadLetterNotice, type LocalQueue, lambdaInvoker, startLocalQueue } from './local-queue';
-import { startChild, whenReady } from './processes';
+import { PROJECT_DIR, startChild, whenReady } from './processes';
 
 export interface OfflineOptions {
   /** HTTP port on 127.0.0.1; 0 or undefined picks a free one. */
@@ -50,7 +50,6 @@ export interface Offline {
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
 /** offline's hapi server, answering as the deployed HTTP API does (the file says how and why). */
 const HAPI_PRELOAD = fileURLToPath(new URL('./offline-hapi.cjs', import.meta.url));
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startOffline({
   port,
@@ -98,7 +97,6 @@ export async function startOffline({
   const buildFolder = join('.esbuild-local', String(httpPort));
   // Its own process group, so that stop() also reaches esbuild and the Lambda workers.
   const child = startChild(process.execPath, args, {
-    cwd: PROJECT_DIR,
     quiet,
     env: {
       ...process.env,

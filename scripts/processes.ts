@@ -8,17 +8,23 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+
+/** The checkout, where the children run. */
+export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 export type Child = ReturnType<typeof adoptChild>;
 
-/** Starts `command` in a process group of its own, stdin closed and its output kept. */
+/** Starts `command` in the checkout in a process group of its own, stdin closed, its output kept. */
 export function startChild(
   command: string,
   args: string[],
-  { cwd, env, ...options }: { cwd?: string; env?: NodeJS.ProcessEnv } & Parameters<typeof adoptChild>[1] = {},
+  { env, ...options }: { env?: NodeJS.ProcessEnv } & Parameters<typeof adoptChild>[1] = {},
 ) {
-  const child = spawn(command, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  return adoptChild(child, options);
+  return adoptChild(
+    spawn(command, args, { cwd: PROJECT_DIR, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }),
+    options,
+  );
 }
 
 /**
