@@ -21,7 +21,7 @@ export const LOCAL_TLS = {
 };
 
 /**
- * A P-256 key and a certificate for `name` (OpenSSL 3's `req -x509`), signed by itself or, with
+ * A new P-256 key and a certificate for `name` (OpenSSL 3's `req -x509`), signed by itself or, with
  * `byCa`, by the local CA; each of `extensions` is added as it is.
  */
 function certificate(
@@ -32,26 +32,13 @@ function certificate(
   extensions: string[],
   byCa = true,
 ) {
-  const args = [
-    'req',
-    '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-days',
-    String(days),
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    keyOut,
-    '-out',
-    out,
-    ...(byCa ? ['-CA', LOCAL_TLS.ca, '-CAkey', LOCAL_TLS.caKey] : []),
-    ...extensions.flatMap((extension) => ['-addext', extension]),
-  ];
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyOut];
+  const subject = ['-x509', '-subj', `/CN=${name}`, '-days', String(days), '-out', out];
+  const signer = byCa ? ['-CA', LOCAL_TLS.ca, '-CAkey', LOCAL_TLS.caKey] : [];
+  const added = extensions.flatMap((extension) => ['-addext', extension]);
+  execFileSync('openssl', ['req', ...newKey, ...subject, ...signer, ...added], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 /**

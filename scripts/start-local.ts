@@ -1,12 +1,8 @@
 /**
  * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000),
- * with the local queue (messages kept in .data/queue.db) and its poller.
- * Env: PORT, DASHBOARD_PORT (the local dashboard's; default PORT + 1, or a free port when that is
- * taken), DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
- * LOCAL_QUEUE_FILE (default: .data/queue.db), LOG_LEVEL (debug: everything offline and the
- * handlers print, instead of a status line every few seconds), ENDPOINT_CA_FILE (CAs trusted for
- * https endpoints; default: the local CA .data/tls/ca.pem, made on the first run with the client
- * certificate deliveries present: scripts/local-tls.ts).
+ * with the local queue (messages kept in .data/queue.db) and its poller, the local dashboard and
+ * the status line. Its settings (PORT, DASHBOARD_PORT, DYNAMODB_PORT, LOCAL_DYNAMODB_DIR,
+ * LOCAL_QUEUE_FILE, LOG_LEVEL, ENDPOINT_CA_FILE): the README's table and docs/local-run.md.
  */
 import { mkdir } from 'node:fs/promises';
 import { createInterface } from 'node:readline';

@@ -1,15 +1,11 @@
 /**
- * The console of `npm start`: quiet by default, with one human status line every few seconds,
- * and everything serverless offline and the handlers print behind LOG_LEVEL=debug.
- *
- * The counts come from what the handlers already print: their embedded-metric records (one JSON
- * line with `_aws` per invocation that counted something), the same records CloudWatch reads
- * when deployed: subscriptions and publishers are the table's totals as last reported, the rest
- * are counted since this `npm start` began (the line says so; nothing keeps them across runs).
- * Error log lines, the `notice` of a log line that has one, and anything unexpected are still
- * shown; offline's banner, its per-request lines and the handlers' other info and warning lines
- * are not (a consumer that keeps failing shows as a growing "failed attempts", dead letters get a
- * line of their own).
+ * The console of `npm start`: quiet by default, one status line every few seconds, and everything
+ * serverless offline and the handlers print behind LOG_LEVEL=debug. The counts come from the
+ * handlers' embedded-metric records (a JSON line with `_aws`), the ones CloudWatch reads when
+ * deployed: subscriptions and publishers are the table's totals as last reported, the rest are
+ * counted since this `npm start` began. Still shown: error lines, the `notice` of a line that has
+ * one, anything unexpected. Not shown: offline's banner and per-request lines, the handlers' other
+ * lines (a failing consumer shows as a growing "failed attempts"; dead letters get their own line).
  */
 
 const COUNTERS = {
