@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -65,12 +65,7 @@ export async function startService(dir: string) {
 
 /** A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived. */
 export async function startConsumer() {
-  const received: Array<{
-    at: number;
-    raw: string;
-    headers: http.IncomingHttpHeaders;
-    event: ReceivedEvent;
-  }> = [];
+  const received: Array<{ at: number; raw: string; headers: IncomingHttpHeaders; event: ReceivedEvent }> = [];
   const server = http.createServer(async (req, res) => {
     const raw = await text(req);
     res.writeHead(204).end();
@@ -315,14 +310,9 @@ export async function startPtpPair(dir: string) {
  * sends them, with a fix of `mode` (1 none, 2 2D, 3 3D).
  */
 export function nmeaLog(segments: Array<[1 | 2 | 3, number]>) {
-  const lines: string[] = [];
+  const modes = segments.flatMap(([mode, seconds]) => Array<1 | 2 | 3>(seconds).fill(mode));
   const start = Date.UTC(2026, 0, 1, 12, 0, 0);
-  let second = 0;
-  for (const [mode, seconds] of segments) {
-    for (let i = 0; i < seconds; i++, second++) {
-      lines.push(...nmeaSecond(new Date(start + second * 1000), mode));
-    }
-  }
+  const lines = modes.flatMap((mode, second) => nmeaSecond(new Date(start + second * 1000), mode));
   return `${lines.join('\r\n')}\r\n`;
 }
 

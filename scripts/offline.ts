@@ -2,13 +2,12 @@
  * Starts `serverless offline` (serverless-offline 14) against a DynamoDB endpoint and waits until
  * the API's health resource answers 200. Used by `npm start` and by the end-to-end tests.
  */
-import type { ChildProcess } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_PATH } from '../lib/http/base-path';
 import { assertPortFree, freePort } from './dynamodb-local';
-import { type DeadLetterNotice, type LocalQueue, lambdaInvoker, startLocalQueue } from './local-queue';
+import { type DeadLetterNotice, lambdaInvoker, startLocalQueue } from './local-queue';
 import { PROJECT_DIR, startChild, whenReady } from './processes';
 
 export interface OfflineOptions {
@@ -32,20 +31,7 @@ export interface OfflineOptions {
   onDeadLetter?: (message: DeadLetterNotice) => void;
 }
 
-export interface Offline {
-  /** API root, e.g. http://127.0.0.1:3000/api/ocloudNotifications/v2 */
-  url: string;
-  port: number;
-  /** Kills the whole process group; resolves once it exited. */
-  stop: () => Promise<void>;
-  process: ChildProcess;
-  /** The last 50 000 characters it printed. */
-  output: () => string;
-  /** serverless offline's Lambda invoke endpoint. */
-  lambdaPort: number;
-  /** The local queue, when started. */
-  queue: LocalQueue | undefined;
-}
+export type Offline = Awaited<ReturnType<typeof startOffline>>;
 
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
 /** offline's hapi server, answering as the deployed HTTP API does (the file says how and why). */
@@ -61,7 +47,7 @@ export async function startOffline({
   localQueue = true,
   queuePath,
   onDeadLetter,
-}: OfflineOptions): Promise<Offline> {
+}: OfflineOptions) {
   const httpPort = port || (await freePort());
   await assertPortFree(httpPort);
   const lambdaPort = await freePort();
@@ -133,5 +119,6 @@ export async function startOffline({
     throw error;
   }
   queue?.startPolling(lambdaInvoker({ port: lambdaPort }));
+  // url: the API root; lambdaPort: offline's Lambda invoke endpoint; output: its last 50 000 characters.
   return { url, port: httpPort, lambdaPort, queue, stop, process: child.process, output: child.output };
 }
