@@ -7,95 +7,30 @@
  * UDP, `npm start`, the agent, and a consumer that records what it gets.
  * Everything started here is removed by the `stop`/`remove` it returns.
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { once } from 'node:events';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import http, { type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { text } from 'node:stream/consumers';
 import { promisify } from 'node:util';
 import { BASE_PATH } from '../lib/http/base-path';
 import { freePort } from './dynamodb-local';
+import { type Child, PROJECT_DIR, startChild, until, whenReady } from './processes';
 
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 const run = promisify(execFile);
+/** A process of the lab, its output kept whole for the tests' evidence. */
+const labChild = (command: string, args: string[], env?: NodeJS.ProcessEnv) =>
+  startChild(command, args, { env, keep: 1_000_000 });
 
 /** Why the real-daemon tests cannot run here (`tools`: the programs they run), or undefined when they can. */
 export function daemonsMissing(tools: string[] = ['ip', 'ptp4l', 'pmc', 'gpsd', 'gpsfake']) {
   if (process.getuid?.() !== 0) return 'they need root (network namespaces)';
-  for (const tool of tools) {
-    try {
-      execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
-    } catch {
-      return `${tool} is not installed (apt-get install -y linuxptp gpsd gpsd-clients chrony)`;
-    }
-  }
-  return undefined;
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Polls `check` until it returns a value other than undefined. `what` is what is awaited; a
- * function is called at the time-out, so the message shows the state then (the agents' logs), not
- * when the wait began.
- */
-export async function until<T>(
-  check: () => T | undefined | Promise<T | undefined>,
-  what: string | (() => string),
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`,
-      );
-    await sleep(50);
-  }
-}
-
-/** A child process whose output is kept, stopped with its whole process group. */
-function startChild(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const child = spawn(command, args, {
-    cwd: PROJECT_DIR,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  let output = '';
-  const listeners: Array<() => void> = [];
-  const append = (chunk: Buffer) => {
-    output += chunk.toString();
-    if (output.length > 2_000_000) output = output.slice(-1_000_000);
-    for (const listener of listeners) listener();
-  };
-  child.stdout?.on('data', append);
-  child.stderr?.on('data', append);
-  const exited = once(child, 'exit');
-  return {
-    child,
-    output: () => output,
-    onOutput: (listener: () => void) => listeners.push(listener),
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      try {
-        process.kill(-(child.pid ?? 0), signal);
-      } catch {}
-      const timer = setTimeout(() => {
-        try {
-          process.kill(-(child.pid ?? 0), 'SIGKILL');
-        } catch {}
-      }, 5000);
-      await exited;
-      clearTimeout(timer);
-    },
-  };
+  const missing = tools.find((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0);
+  return missing && `${missing} is not installed (apt-get install -y linuxptp gpsd gpsd-clients chrony)`;
 }
 
 /**
@@ -110,18 +45,11 @@ export async function startService(dir: string) {
     LOCAL_DYNAMODB_DIR: join(dir, 'dynamodb'),
     LOCAL_QUEUE_FILE: join(dir, 'queue.db'),
   };
-  let current: ReturnType<typeof startChild> | undefined;
+  let current: Child | undefined;
   const start = async () => {
-    const started = startChild(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], env);
+    const started = labChild(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], env);
     current = started;
-    await until(
-      () => {
-        if (started.child.exitCode !== null) throw new Error(`npm start exited:\n${started.output()}`);
-        return started.output().includes('API ready at') ? true : undefined;
-      },
-      'npm start',
-      180_000,
-    );
+    await whenReady(started, 'npm start', () => started.output().includes('API ready at'), 180_000);
   };
   await start();
   return {
@@ -137,25 +65,15 @@ export async function startService(dir: string) {
 
 /** A consumer on 127.0.0.1 that answers 204 and records each notification as it arrived. */
 export async function startConsumer() {
-  const received: Array<{
-    at: number;
-    raw: string;
-    headers: http.IncomingHttpHeaders;
-    event: ReceivedEvent;
-  }> = [];
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => {
-      raw += chunk;
-    });
-    req.on('end', () => {
-      res.writeHead(204).end();
-      try {
-        received.push({ at: Date.now(), raw, headers: req.headers, event: JSON.parse(raw) });
-      } catch {
-        // not JSON: not a notification
-      }
-    });
+  const received: Array<{ at: number; raw: string; headers: IncomingHttpHeaders; event: ReceivedEvent }> = [];
+  const server = http.createServer(async (req, res) => {
+    const raw = await text(req);
+    res.writeHead(204).end();
+    try {
+      received.push({ at: Date.now(), raw, headers: req.headers, event: JSON.parse(raw) });
+    } catch {
+      // not JSON: not a notification
+    }
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
@@ -201,7 +119,7 @@ export function notificationsAt(received: () => Array<{ event: ReceivedEvent }>,
   return { eventsAt, valuesAt, expectValues };
 }
 
-/** POSTs to the service, retrying while it is not up yet. */
+/** POSTs JSON to the service: its status and parsed answer. */
 export async function post(url: string, body: unknown) {
   const response = await fetch(url, {
     method: 'POST',
@@ -240,7 +158,7 @@ export function startAgent(options: {
     ...(options.chronyd ? ['--chronyd', options.chronyd] : []),
     ...(options.args ?? []),
   ];
-  const agent = startChild(options.command ?? process.execPath, args, {
+  const agent = labChild(options.command ?? process.execPath, args, {
     ...process.env,
     LOG_LEVEL: 'debug',
     ...options.env,
@@ -256,7 +174,7 @@ export function startAgent(options: {
  * Runs linuxptp's own `pmc` against a ptp4l's socket. pmc waits a moment for the answer and
  * prints only what it sent when none came (a busy machine): it is asked again, up to 5 times.
  */
-export async function pmc(uds: string, ...commands: string[]) {
+async function pmc(uds: string, ...commands: string[]) {
   let stdout = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     ({ stdout } = await run('pmc', ['-u', '-s', uds, '-b', '0', ...commands]));
@@ -265,61 +183,58 @@ export async function pmc(uds: string, ...commands: string[]) {
   return stdout;
 }
 
-/** The parts of `pmc GET GRANDMASTER_SETTINGS_NP`'s answer that `SET` takes, in its order. */
-const GRANDMASTER_SETTINGS = [
-  'clockClass',
-  'clockAccuracy',
-  'offsetScaledLogVariance',
-  'currentUtcOffset',
-  'leap61',
-  'leap59',
-  'currentUtcOffsetValid',
-  'ptpTimescale',
-  'timeTraceable',
-  'frequencyTraceable',
-  'timeSource',
-];
+/** Asks `pmc` `command` until its answer matches `pattern`. */
+function pmcUntil(uds: string, command: string, pattern: RegExp, what: string, timeoutMs = 30_000) {
+  const answer = () =>
+    pmc(uds, command).then(
+      (out) => pattern.test(out) || undefined,
+      () => undefined,
+    );
+  return until(answer, what, timeoutMs);
+}
 
 /**
- * Two network namespaces of the tests' own joined by a veth pair, each end up with its address
- * (and loopback up). Returns what removes them: deleting a namespace takes the veth end inside
- * it, and so the pair, with it. Each side: namespace, interface, address/prefix.
+ * Two network namespaces of the lab's own, `oa<role><tag>`, joined by a veth pair whose ends bear
+ * the same names, each up with its address (and loopback up). `run` starts a daemon in one of
+ * them; `remove` stops every daemon it started and deletes the namespaces, which takes each veth
+ * end, and so the pair, with them.
  */
-function joinedNamespaces(first: [string, string, string], second: [string, string, string]) {
-  const ip = (...args: string[]) => execFileSync('ip', args, { stdio: 'pipe' });
-  const remove = () => {
-    for (const [ns] of [first, second]) {
+function namespacePair(roles: [string, string], addresses: [string, string]) {
+  const tag = randomBytes(3).toString('hex');
+  const [a, b] = roles.map((role) => `oa${role}${tag}`) as [string, string];
+  const ip = (command: string) => execFileSync('ip', command.split(' '), { stdio: 'pipe' });
+  const deleteNamespaces = () => {
+    for (const ns of [a, b]) {
       try {
-        ip('netns', 'del', ns);
+        ip(`netns del ${ns}`);
       } catch {}
     }
   };
   try {
-    for (const [ns] of [first, second]) ip('netns', 'add', ns);
-    ip(
-      'link',
-      'add',
-      first[1],
-      'netns',
-      first[0],
-      'type',
-      'veth',
-      'peer',
-      'name',
-      second[1],
-      'netns',
-      second[0],
-    );
-    for (const [ns, dev, address] of [first, second]) {
-      ip('-n', ns, 'addr', 'add', address, 'dev', dev);
-      ip('-n', ns, 'link', 'set', dev, 'up');
-      ip('-n', ns, 'link', 'set', 'lo', 'up');
+    for (const ns of [a, b]) ip(`netns add ${ns}`);
+    ip(`link add ${a} netns ${a} type veth peer name ${b} netns ${b}`);
+    for (const [i, ns] of [a, b].entries()) {
+      ip(`-n ${ns} addr add ${addresses[i]} dev ${ns}`);
+      ip(`-n ${ns} link set ${ns} up`);
+      ip(`-n ${ns} link set lo up`);
     }
   } catch (error) {
-    remove();
+    deleteNamespaces();
     throw error;
   }
-  return remove;
+  const daemons: Child[] = [];
+  return {
+    names: [a, b] as const,
+    run(ns: string, command: string, args: string[]) {
+      const daemon = labChild('ip', ['netns', 'exec', ns, command, ...args]);
+      daemons.push(daemon);
+      return daemon;
+    },
+    async remove() {
+      for (const daemon of daemons) await daemon.stop();
+      deleteNamespaces();
+    },
+  };
 }
 
 /**
@@ -329,113 +244,63 @@ function joinedNamespaces(first: [string, string, string], second: [string, stri
  * report locked, so that its port reaches SLAVE without steering anything.
  */
 export async function startPtpPair(dir: string) {
-  const tag = randomBytes(3).toString('hex');
-  const names = {
-    gmNs: `oagm${tag}`,
-    followerNs: `oafo${tag}`,
-    gmIf: `oag${tag}`,
-    followerIf: `oaf${tag}`,
+  const configure = (role: string, lines: string[]) => {
+    const uds = join(dir, `ptp4l-${role}`);
+    const text = [
+      '[global]',
+      'time_stamping software',
+      'logAnnounceInterval 0',
+      'announceReceiptTimeout 2',
+      'logSyncInterval -2',
+      `uds_address ${uds}`,
+      ...lines,
+      '',
+    ].join('\n');
+    writeFileSync(join(dir, `${role}.cfg`), text);
+    return { uds, config: join(dir, `${role}.cfg`), text };
   };
-  const gmUds = join(dir, 'ptp4l-gm');
-  const followerUds = join(dir, 'ptp4l-follower');
-  const common = [
-    'time_stamping software',
-    'logAnnounceInterval 0',
-    'announceReceiptTimeout 2',
-    'logSyncInterval -2',
-  ];
-  const gmConfig = join(dir, 'gm.cfg');
-  const followerConfig = join(dir, 'follower.cfg');
-  const gmText = ['[global]', ...common, `uds_address ${gmUds}`, 'clockClass 6', 'priority1 100', ''].join(
-    '\n',
-  );
-  const followerText = [
-    '[global]',
-    ...common,
-    `uds_address ${followerUds}`,
-    'free_running 1',
-    'slaveOnly 1',
-    '',
-  ].join('\n');
-  writeFileSync(gmConfig, gmText);
-  writeFileSync(followerConfig, followerText);
-
-  let removeNamespaces = (): void => undefined;
-  const remove = async () => {
-    await gm?.stop();
-    await follower?.stop();
-    removeNamespaces();
+  const gm = configure('gm', ['clockClass 6', 'priority1 100']);
+  const follower = configure('follower', ['free_running 1', 'slaveOnly 1']);
+  const pair = namespacePair(['gm', 'fo'], ['10.231.0.1/30', '10.231.0.2/30']);
+  const [gmNs, followerNs] = pair.names;
+  // Each in its namespace, on the interface of the same name.
+  const ptp4l = (ns: string, config: string) => pair.run(ns, 'ptp4l', ['-4', '-m', '-f', config, '-i', ns]);
+  let gmDaemon: Child | undefined;
+  const startGm = async () => {
+    gmDaemon = ptp4l(gmNs, gm.config);
+    await pmcUntil(gm.uds, 'GET PORT_DATA_SET', /portState\s+MASTER/, 'the grandmaster');
   };
-  let gm: ReturnType<typeof startChild> | undefined;
-  let follower: ReturnType<typeof startChild> | undefined;
   try {
-    removeNamespaces = joinedNamespaces(
-      [names.gmNs, names.gmIf, '10.231.0.1/30'],
-      [names.followerNs, names.followerIf, '10.231.0.2/30'],
-    );
-    const ptp4l = (ns: string, config: string, dev: string) =>
-      startChild('ip', ['netns', 'exec', ns, 'ptp4l', '-4', '-m', '-f', config, '-i', dev]);
-    const startGm = async () => {
-      gm = ptp4l(names.gmNs, gmConfig, names.gmIf);
-      await until(
-        () =>
-          pmc(gmUds, 'GET PORT_DATA_SET')
-            .then((out) => (/portState\s+MASTER/.test(out) ? true : undefined))
-            .catch(() => undefined),
-        'the grandmaster',
-        30_000,
-      );
-    };
     await startGm();
-    follower = ptp4l(names.followerNs, followerConfig, names.followerIf);
-    await until(
-      () =>
-        pmc(followerUds, 'SET SYNCHRONIZATION_UNCERTAIN_NP 0')
-          .then((out) => (out.includes('uncertain 0') ? true : undefined))
-          .catch(() => undefined),
-      'the follower',
-      30_000,
-    );
-    const followerIsSlave = () =>
-      until(
-        () =>
-          pmc(followerUds, 'GET PORT_DATA_SET')
-            .then((out) => (/portState\s+SLAVE/.test(out) ? true : undefined))
-            .catch(() => undefined),
-        'the follower to lock',
-        60_000,
-      );
-    await followerIsSlave();
+    ptp4l(followerNs, follower.config);
+    await pmcUntil(follower.uds, 'SET SYNCHRONIZATION_UNCERTAIN_NP 0', /uncertain 0/, 'the follower');
+    await pmcUntil(follower.uds, 'GET PORT_DATA_SET', /portState\s+SLAVE/, 'the follower to lock', 60_000);
     return {
-      names,
-      gmUds,
-      followerUds,
-      gmConfigText: gmText,
-      followerConfigText: followerText,
-      gmPid: () => gm?.child.pid,
+      /** The lab's interfaces, each inside its own namespace. */
+      interfaces: pair.names,
+      gmUds: gm.uds,
+      followerUds: follower.uds,
+      followerConfigText: follower.text,
       /**
        * `pmc SET GRANDMASTER_SETTINGS_NP` with another clock class, the rest as they are (what
        * ts2phc does on a GNSS loss). Resolves when pmc returns.
        */
       async setClockClass(clockClass: number) {
-        const current = await pmc(gmUds, 'GET GRANDMASTER_SETTINGS_NP');
-        const values = GRANDMASTER_SETTINGS.map((name) => {
-          if (name === 'clockClass') return `${name} ${clockClass}`;
-          const match = new RegExp(`\\b${name}\\s+(\\S+)`).exec(current);
-          if (!match) throw new Error(`no ${name} in ${current}`);
-          return `${name} ${match[1]}`;
-        });
-        const answer = await pmc(gmUds, `SET GRANDMASTER_SETTINGS_NP ${values.join(' ')}`);
+        const current = await pmc(gm.uds, 'GET GRANDMASTER_SETTINGS_NP');
+        // pmc lists the settings one a line, in the order SET takes them.
+        const settings = [...current.matchAll(/^\t+(\w+)\s+(\S+)$/gm)].map(([, name, value]) =>
+          name === 'clockClass' ? `${name} ${clockClass}` : `${name} ${value}`,
+        );
+        const answer = await pmc(gm.uds, `SET GRANDMASTER_SETTINGS_NP ${settings.join(' ')}`);
         if (!new RegExp(`clockClass\\s+${clockClass}\\b`).test(answer))
           throw new Error(`SET refused: ${answer}`);
       },
-      stopGm: async (signal: NodeJS.Signals = 'SIGTERM') => gm?.stop(signal),
+      stopGm: async (signal: NodeJS.Signals = 'SIGTERM') => gmDaemon?.stop(signal),
       startGm,
-      followerIsSlave,
-      remove,
+      remove: pair.remove,
     };
   } catch (error) {
-    await remove();
+    await pair.remove();
     throw error;
   }
 }
@@ -445,38 +310,28 @@ export async function startPtpPair(dir: string) {
  * sends them, with a fix of `mode` (1 none, 2 2D, 3 3D).
  */
 export function nmeaLog(segments: Array<[1 | 2 | 3, number]>) {
-  const lines: string[] = [];
+  const modes = segments.flatMap(([mode, seconds]) => Array<1 | 2 | 3>(seconds).fill(mode));
   const start = Date.UTC(2026, 0, 1, 12, 0, 0);
-  let second = 0;
-  for (const [mode, seconds] of segments) {
-    for (let i = 0; i < seconds; i++, second++) {
-      lines.push(...nmeaSecond(nmeaTime(new Date(start + second * 1000)), mode));
-    }
-  }
+  const lines = modes.flatMap((mode, second) => nmeaSecond(new Date(start + second * 1000), mode));
   return `${lines.join('\r\n')}\r\n`;
 }
 
-function nmeaTime(d: Date) {
-  const iso = d.toISOString();
-  return {
-    hms: `${iso.slice(11, 19).replaceAll(':', '')}.00`,
-    dmy: `${iso.slice(8, 10)}${iso.slice(5, 7)}${iso.slice(2, 4)}`,
-  };
-}
-
-/** One second of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D). */
-function nmeaSecond(at: { hms: string; dmy: string }, mode: 1 | 2 | 3) {
+/** The second `at` of NMEA from a receiver with a fix of `mode` (1 none, 2 2D, 3 3D). */
+function nmeaSecond(at: Date, mode: 1 | 2 | 3) {
+  const iso = at.toISOString();
+  const hms = `${iso.slice(11, 19).replaceAll(':', '')}.00`;
+  const dmy = `${iso.slice(8, 10)}${iso.slice(5, 7)}${iso.slice(2, 4)}`;
   if (mode === 1) {
     return [
-      sentence(`GPRMC,${at.hms},V,,,,,,,${at.dmy},,,N`),
-      sentence(`GPGGA,${at.hms},,,,,0,00,99.9,,,,,,`),
+      sentence(`GPRMC,${hms},V,,,,,,,${dmy},,,N`),
+      sentence(`GPGGA,${hms},,,,,0,00,99.9,,,,,,`),
       sentence('GPGSA,A,1,,,,,,,,,,,,,99.9,99.9,99.9'),
     ];
   }
   return [
-    sentence(`GPRMC,${at.hms},A,4807.038,N,01131.000,E,0.0,0.0,${at.dmy},,,A`),
+    sentence(`GPRMC,${hms},A,4807.038,N,01131.000,E,0.0,0.0,${dmy},,,A`),
     // gpsd takes a GGA with an altitude as a 3D fix: a 2D receiver sends none.
-    sentence(`GPGGA,${at.hms},4807.038,N,01131.000,E,1,08,0.9,${mode === 3 ? '545.4' : ''},M,46.9,M,,`),
+    sentence(`GPGGA,${hms},4807.038,N,01131.000,E,1,08,0.9,${mode === 3 ? '545.4' : ''},M,46.9,M,,`),
     sentence(`GPGSA,A,${mode},04,05,09,12,24,25,29,31,,,,,1.8,1.0,1.5`),
   ];
 }
@@ -489,7 +344,7 @@ function sentence(body: string) {
 
 /** gpsfake replaying `logPath` once into a gpsd of its own on `port`. */
 export function startGpsfake(logPath: string, port: number) {
-  return startChild('gpsfake', ['-q', '-c', '0.2', '-P', String(port), '-1', logPath]);
+  return labChild('gpsfake', ['-q', '-c', '0.2', '-P', String(port), '-1', logPath]);
 }
 
 /**
@@ -497,7 +352,7 @@ export function startGpsfake(logPath: string, port: number) {
  * knows the moment each sentence is written.
  */
 export function startUdpGpsd(port: number, udpPort: number) {
-  return startChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
+  return labChild('gpsd', ['-N', '-n', '-b', '-S', String(port), `udp://127.0.0.1:${udpPort}`]);
 }
 
 /**
@@ -511,7 +366,7 @@ export function nmeaFeeder(port: number) {
   const feeder = {
     mode: 1 as 1 | 2 | 3,
     send() {
-      const lines = nmeaSecond(nmeaTime(new Date(Date.UTC(2026, 0, 1) + second++ * 1000)), feeder.mode);
+      const lines = nmeaSecond(new Date(Date.UTC(2026, 0, 1) + second++ * 1000), feeder.mode);
       const sent = (line: string) =>
         new Promise((resolve) => socket.send(`${line}\r\n`, port, '127.0.0.1', () => resolve(undefined)));
       return Promise.all(lines.map(sent));
@@ -537,13 +392,6 @@ export function nmeaFeeder(port: number) {
  * back; `stopClient`/`startClient` the client chronyd itself.
  */
 export async function startChronydPair(dir: string) {
-  const tag = randomBytes(3).toString('hex');
-  const names = {
-    serverNs: `oacs${tag}`,
-    clientNs: `oacc${tag}`,
-    serverIf: `oas${tag}`,
-    clientIf: `oac${tag}`,
-  };
   const configure = (role: string, lines: string[]) => {
     const folder = join(dir, `chronyd-${role}`);
     mkdirSync(folder, { recursive: true });
@@ -561,74 +409,67 @@ export async function startChronydPair(dir: string) {
   const server = configure('server', ['local stratum 1', 'allow 10.232.0.0/24', 'port 123']);
   const client = configure('client', ['server 10.232.0.1 iburst minpoll -2 maxpoll -2', 'port 0']);
   const chronydArgs = ['-d', '-x', '-u', 'root', '-f'];
-  const chronyd = (ns: string, config: string) =>
-    startChild('ip', ['netns', 'exec', ns, 'chronyd', ...chronydArgs, config]);
-  let serverChild: ReturnType<typeof startChild> | undefined;
-  let clientChild: ReturnType<typeof startChild> | undefined;
+  const pair = namespacePair(['cs', 'cc'], ['10.232.0.1/24', '10.232.0.2/24']);
+  const [serverNs, clientNs] = pair.names;
+  const startServer = () => pair.run(serverNs, 'chronyd', [...chronydArgs, server.config]);
+  const startClient = () => pair.run(clientNs, 'chronyd', [...chronydArgs, client.config]);
+  let serverChild = startServer();
+  let clientChild = startClient();
   let clientLog = '';
-  let removeNamespaces = (): void => undefined;
-  const remove = async () => {
-    await clientChild?.stop();
-    await serverChild?.stop();
-    removeNamespaces();
-  };
+  const clientOutput = () => clientLog + clientChild.output();
   const selected = () =>
     until(
       () =>
         run('chronyc', ['-c', '-h', client.socket, 'sources'])
           .then(({ stdout }) => (/^\^,\*,/m.test(stdout) ? true : undefined))
           .catch(() => undefined),
-      () => `the client chronyd to select its server; it said:\n${clientLog}${clientChild?.output() ?? ''}`,
+      () => `the client chronyd to select its server; it said:\n${clientOutput()}`,
       60_000,
     );
   try {
-    removeNamespaces = joinedNamespaces(
-      [names.serverNs, names.serverIf, '10.232.0.1/24'],
-      [names.clientNs, names.clientIf, '10.232.0.2/24'],
-    );
-    serverChild = chronyd(names.serverNs, server.config);
-    clientChild = chronyd(names.clientNs, client.config);
     await selected();
-    return {
-      names,
-      chronydArgs,
-      serverConfigText: server.text,
-      clientConfigText: client.text,
-      /** The client chronyd's command socket: what the agent follows. */
-      socket: client.socket,
-      /** What the client chronyd has logged, over its restarts. */
-      clientOutput: () => clientLog + (clientChild?.output() ?? ''),
-      /**
-       * Resolves with the moment the client chronyd next logs `pattern` (its `-d` output, read as
-       * it is written): when it lost or selected its source, as chronyd itself saw it.
-       */
-      clientLogs: (pattern: RegExp): Promise<number> =>
-        new Promise((resolve) => {
-          const child = clientChild;
-          const from = child?.output().length ?? 0;
-          child?.onOutput(() => {
-            if (pattern.test(child.output().slice(from))) resolve(Date.now());
-          });
-        }),
-      stopServer: async (signal: NodeJS.Signals = 'SIGTERM') => serverChild?.stop(signal),
-      startServer: async () => {
-        serverChild = chronyd(names.serverNs, server.config);
-        await selected();
-      },
-      stopClient: async () => {
-        await clientChild?.stop();
-        clientLog += clientChild?.output() ?? '';
-      },
-      startClient: async () => {
-        clientChild = chronyd(names.clientNs, client.config);
-        await selected();
-      },
-      remove,
-    };
   } catch (error) {
-    await remove();
+    await pair.remove();
     throw error;
   }
+  return {
+    /** The lab's interfaces, each inside its own namespace. */
+    interfaces: pair.names,
+    chronydArgs,
+    clientConfigText: client.text,
+    /** The client chronyd's command socket: what the agent follows. */
+    socket: client.socket,
+    /** What the client chronyd has logged, over its restarts. */
+    clientOutput,
+    /**
+     * Resolves with the moment the client chronyd next logs `pattern` (its `-d` output, read as
+     * it is written): when it lost or selected its source, as chronyd itself saw it.
+     */
+    clientLogs: (pattern: RegExp): Promise<number> =>
+      new Promise((resolve) => {
+        let since = '';
+        for (const stream of [clientChild.process.stdout, clientChild.process.stderr]) {
+          stream?.on('data', (chunk) => {
+            since += chunk;
+            if (pattern.test(since)) resolve(Date.now());
+          });
+        }
+      }),
+    stopServer: async (signal: NodeJS.Signals = 'SIGTERM') => serverChild.stop(signal),
+    startServer: async () => {
+      serverChild = startServer();
+      await selected();
+    },
+    stopClient: async () => {
+      await clientChild.stop();
+      clientLog += clientChild.output();
+    },
+    startClient: async () => {
+      clientChild = startClient();
+      await selected();
+    },
+    remove: pair.remove,
+  };
 }
 
-export { freePort, PROJECT_DIR };
+export { freePort, PROJECT_DIR, until };

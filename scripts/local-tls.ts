@@ -5,7 +5,7 @@
  * new ones. docs/security.md says how to trust the CA and how this maps to a deployment.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,47 +20,25 @@ export const LOCAL_TLS = {
   consumerKey: join(TLS_DIR, 'consumer-key.pem'),
 };
 
-function openssl(...args: string[]) {
-  execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
-}
-
-function issue(name: string, extensions: string, out: string, keyOut: string) {
-  const csr = `${out}.csr`;
-  const ext = `${out}.ext`;
-  openssl(
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-subj',
-    `/CN=${name}`,
-    '-keyout',
-    keyOut,
-    '-out',
-    csr,
-  );
-  writeFileSync(ext, extensions);
-  openssl(
-    'x509',
-    '-req',
-    '-in',
-    csr,
-    '-CA',
-    LOCAL_TLS.ca,
-    '-CAkey',
-    LOCAL_TLS.caKey,
-    '-CAcreateserial',
-    '-days',
-    '825',
-    '-extfile',
-    ext,
-    '-out',
-    out,
-  );
-  rmSync(csr);
-  rmSync(ext);
+/**
+ * A new P-256 key and a certificate for `name` (OpenSSL 3's `req -x509`), signed by itself or, with
+ * `byCa`, by the local CA; each of `extensions` is added as it is.
+ */
+function certificate(
+  name: string,
+  out: string,
+  keyOut: string,
+  days: number,
+  extensions: string[],
+  byCa = true,
+) {
+  const newKey = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyOut];
+  const subject = ['-x509', '-subj', `/CN=${name}`, '-days', String(days), '-out', out];
+  const signer = byCa ? ['-CA', LOCAL_TLS.ca, '-CAkey', LOCAL_TLS.caKey] : [];
+  const added = extensions.flatMap((extension) => ['-addext', extension]);
+  execFileSync('openssl', ['req', ...newKey, ...subject, ...signer, ...added], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 /**
@@ -71,38 +49,18 @@ export function ensureLocalTls(): { env: Record<string, string>; note: string } 
   try {
     mkdirSync(TLS_DIR, { recursive: true, mode: 0o700 });
     if (!existsSync(LOCAL_TLS.ca)) {
-      openssl(
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:P-256',
-        '-nodes',
-        '-days',
-        '3650',
-        '-subj',
-        '/CN=ocloud-notifications local CA',
-        '-keyout',
-        LOCAL_TLS.caKey,
-        '-out',
-        LOCAL_TLS.ca,
-        '-addext',
-        'basicConstraints=critical,CA:TRUE',
-        '-addext',
-        'keyUsage=critical,keyCertSign,cRLSign',
-      );
+      const ca = ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign'];
+      certificate('ocloud-notifications local CA', LOCAL_TLS.ca, LOCAL_TLS.caKey, 3650, ca, false);
     }
+    // `req -x509` adds the CA's own extensions (openssl.cnf's v3_ca) unless told otherwise.
+    const leaf = 'basicConstraints=CA:FALSE';
     if (!existsSync(LOCAL_TLS.client)) {
-      issue('ocloud-notifications', 'extendedKeyUsage=clientAuth\n', LOCAL_TLS.client, LOCAL_TLS.clientKey);
+      const extensions = [leaf, 'extendedKeyUsage=clientAuth'];
+      certificate('ocloud-notifications', LOCAL_TLS.client, LOCAL_TLS.clientKey, 825, extensions);
     }
     if (!existsSync(LOCAL_TLS.consumer)) {
-      issue(
-        'localhost',
-        'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n',
-        LOCAL_TLS.consumer,
-        LOCAL_TLS.consumerKey,
-      );
+      const extensions = [leaf, 'subjectAltName=IP:127.0.0.1,DNS:localhost', 'extendedKeyUsage=serverAuth'];
+      certificate('localhost', LOCAL_TLS.consumer, LOCAL_TLS.consumerKey, 825, extensions);
     }
   } catch (error) {
     const reason =

@@ -2,13 +2,13 @@
  * Starts `serverless offline` (serverless-offline 14) against a DynamoDB endpoint and waits until
  * the API's health resource answers 200. Used by `npm start` and by the end-to-end tests.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BASE_PATH } from '../lib/http/base-path';
-import { assertPortFree, freePort, killOnExit, stopChild } from './dynamodb-local';
-import { type DeadLetterNotice, type LocalQueue, lambdaInvoker, startLocalQueue } from './local-queue';
+import { assertPortFree, freePort } from './dynamodb-local';
+import { type DeadLetterNotice, lambdaInvoker, startLocalQueue } from './local-queue';
+import { PROJECT_DIR, startChild, whenReady } from './processes';
 
 export interface OfflineOptions {
   /** HTTP port on 127.0.0.1; 0 or undefined picks a free one. */
@@ -31,25 +31,11 @@ export interface OfflineOptions {
   onDeadLetter?: (message: DeadLetterNotice) => void;
 }
 
-export interface Offline {
-  /** API root, e.g. http://127.0.0.1:3000/api/ocloudNotifications/v2 */
-  url: string;
-  port: number;
-  /** Kills the whole process group; resolves once it exited. */
-  stop: () => Promise<void>;
-  process: ChildProcess;
-  /** The last 50 000 characters it printed. */
-  output: () => string;
-  /** serverless offline's Lambda invoke endpoint. */
-  lambdaPort: number;
-  /** The local queue, when started. */
-  queue: LocalQueue | undefined;
-}
+export type Offline = Awaited<ReturnType<typeof startOffline>>;
 
 const SERVERLESS_BIN = fileURLToPath(new URL('../node_modules/.bin/serverless', import.meta.url));
 /** offline's hapi server, answering as the deployed HTTP API does (the file says how and why). */
 const HAPI_PRELOAD = fileURLToPath(new URL('./offline-hapi.cjs', import.meta.url));
-const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 export async function startOffline({
   port,
@@ -61,7 +47,7 @@ export async function startOffline({
   localQueue = true,
   queuePath,
   onDeadLetter,
-}: OfflineOptions): Promise<Offline> {
+}: OfflineOptions) {
   const httpPort = port || (await freePort());
   await assertPortFree(httpPort);
   const lambdaPort = await freePort();
@@ -95,10 +81,9 @@ export async function startOffline({
   // A build folder of this server's own (esbuild.config.cjs): packaging or another server in the
   // same checkout never removes the handlers it is running.
   const buildFolder = join('.esbuild-local', String(httpPort));
-  const child = spawn(process.execPath, args, {
-    cwd: PROJECT_DIR,
-    detached: true, // own process group, so stop() also reaches esbuild and the lambda workers
-    stdio: ['ignore', 'pipe', 'pipe'],
+  // Its own process group, so that stop() also reaches esbuild and the Lambda workers.
+  const child = startChild(process.execPath, args, {
+    quiet,
     env: {
       ...process.env,
       // serverless-offline copies every AWS_* variable into the handlers' environment.
@@ -112,49 +97,28 @@ export async function startOffline({
       ...env,
     },
   });
-  killOnExit(child, true);
-  let output = '';
-  const capture = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-50_000);
-  };
-  child.stdout?.on('data', capture);
-  child.stderr?.on('data', capture);
-  if (!quiet) {
-    child.stdout?.pipe(process.stdout, { end: false });
-    child.stderr?.pipe(process.stderr, { end: false });
-  }
-
   const url = `http://127.0.0.1:${httpPort}${BASE_PATH}`;
   // Offline before its queue: a handler still running when the queue closed would fail to enqueue
   // (ECONNREFUSED) and answer 503, and bench:storm's clean-up after a failure logged hundreds.
   const stop = async () => {
-    await stopChild(child, true);
+    await child.stop();
     await queue?.stop();
     await rm(join(PROJECT_DIR, buildFolder), { recursive: true, force: true });
   };
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      await queue?.stop();
-      throw new Error(
-        `serverless offline exited (${child.exitCode ?? child.signalCode}) before it was ready:\n${output}`,
-      );
-    }
-    try {
-      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) });
-      await response.body?.cancel();
-      if (response.status === 200) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(
-        `serverless offline did not answer 200 on ${url}/health within ${timeoutMs / 1000} s:\n${output}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
+  const healthy = async () => {
+    const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(5000) }).catch(
+      () => undefined,
+    );
+    await response?.body?.cancel();
+    return response?.status === 200;
+  };
+  try {
+    await whenReady(child, `serverless offline (${url}/health)`, healthy, timeoutMs, 250);
+  } catch (error) {
+    await stop();
+    throw error;
   }
   queue?.startPolling(lambdaInvoker({ port: lambdaPort }));
-  return { url, port: httpPort, lambdaPort, queue, stop, process: child, output: () => output };
+  // url: the API root; lambdaPort: offline's Lambda invoke endpoint; output: its last 50 000 characters.
+  return { url, port: httpPort, lambdaPort, queue, stop, process: child.process, output: child.output };
 }

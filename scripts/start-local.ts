@@ -1,23 +1,21 @@
 /**
  * `npm start`: DynamoDB Local (data kept in .data/dynamodb) + `serverless offline` on PORT (3000),
- * with the local queue (messages kept in .data/queue.db) and its poller.
- * Env: PORT, DASHBOARD_PORT (the local dashboard's; default PORT + 1, or a free port when that is
- * taken), DYNAMODB_PORT (default: a free port), LOCAL_DYNAMODB_DIR (default: .data/dynamodb),
- * LOCAL_QUEUE_FILE (default: .data/queue.db), LOG_LEVEL (debug: everything offline and the
- * handlers print, instead of a status line every few seconds), ENDPOINT_CA_FILE (CAs trusted for
- * https endpoints; default: the local CA .data/tls/ca.pem, made on the first run with the client
- * certificate deliveries present: scripts/local-tls.ts).
+ * with the local queue (messages kept in .data/queue.db) and its poller, the local dashboard and
+ * the status line. Its settings (PORT, DASHBOARD_PORT, DYNAMODB_PORT, LOCAL_DYNAMODB_DIR,
+ * LOCAL_QUEUE_FILE, LOG_LEVEL, ENDPOINT_CA_FILE): the README's table and docs/local-run.md.
  */
 import { mkdir } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMetricsHistory } from './dashboard/metrics';
 import { startDashboard } from './dashboard/server';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local';
-import { forgetProcesses, recordProcesses, stopLeftovers } from './leftovers';
+import { recordLaunch, stopLeftovers } from './leftovers';
 import { type DeadLetterNotice, lambdaInvoker } from './local-queue';
 import { ensureLocalTls } from './local-tls';
 import { startOffline } from './offline';
-import { createLocalConsole, forEachLine } from './status-line';
+import { until } from './processes';
+import { createLocalConsole } from './status-line';
 import { superviseDynamoDbLocal } from './supervised-dynamodb';
 
 export const STAGE = 'local';
@@ -44,19 +42,6 @@ function reportDeadLetter({ body, deadLetterSourceQueue }: DeadLetterNotice) {
   }
 }
 
-/** A port a killed process held comes free a moment after it exits. */
-async function portFreeWithin(port: number, ms: number) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    try {
-      return await assertPortFree(port);
-    } catch (error) {
-      if (Date.now() >= deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
-}
-
 async function main() {
   const port = Number(process.env.PORT || 3000);
   const dynamoPort = Number(process.env.DYNAMODB_PORT || 0);
@@ -75,24 +60,24 @@ async function main() {
     checkJava();
     await mkdir(DATA_DIR, { recursive: true });
     const stopped = await stopLeftovers(DATA_DIR);
-    if (stopped.length > 0)
+    if (stopped.length > 0) {
       console.log(`Stopped what a previous npm start left running: ${stopped.join(', ')}`);
-    await portFreeWithin(port, stopped.length > 0 ? 5000 : 0);
-    const children: { pid: number; what: string }[] = [];
-    const record = (what: string, pid: number | undefined) => {
-      if (!pid) return;
-      const i = children.findIndex((child) => child.what === what);
-      if (i >= 0) children.splice(i, 1);
-      children.push({ pid, what });
-      recordProcesses(DATA_DIR, children).catch(() => undefined);
-    };
-    running.push(() => forgetProcesses(DATA_DIR));
+      // A port a killed process held comes free a moment after it exits.
+      const portFree = () =>
+        assertPortFree(port)
+          .then(() => true)
+          .catch(() => undefined);
+      await until(portFree, `port ${port} to come free`, 5000).catch(() => undefined);
+    }
+    await assertPortFree(port);
+    const launch = recordLaunch(DATA_DIR);
+    running.push(launch.forget);
     const db = await superviseDynamoDbLocal({
       port: dynamoPort,
       dbPath: DATA_DIR,
-      onStarted: (pid) => record('DynamoDB Local', pid),
+      onStarted: (pid) => launch.record('DynamoDB Local', pid),
     });
-    record('DynamoDB Local', db.process().pid);
+    launch.record('DynamoDB Local', db.process().pid);
     running.push(db.stop);
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
     console.log(
@@ -114,7 +99,7 @@ async function main() {
       env: tls.env,
     });
     running.push(offline.stop);
-    record('serverless offline', offline.process.pid);
+    launch.record('serverless offline', offline.process.pid);
     const dashboard = await startDashboard({
       history,
       api: offline.url,
@@ -124,8 +109,9 @@ async function main() {
     running.push(dashboard.stop);
     const localConsole = createLocalConsole({ debug, onMetrics: history.record });
     if (debug) process.stdout.write(offline.output());
-    forEachLine(offline.process.stdout, localConsole.line);
-    forEachLine(offline.process.stderr, localConsole.line);
+    for (const input of [offline.process.stdout, offline.process.stderr]) {
+      if (input) createInterface({ input }).on('line', localConsole.line);
+    }
     // The gauges (active subscriptions and publishers) come from the function that emits them
     // every minute when deployed; here it runs as often as the status line.
     const invoke = lambdaInvoker({ port: offline.lambdaPort });

@@ -1,25 +1,12 @@
 /**
- * The console of `npm start`: quiet by default, with one human status line every few seconds,
- * and everything serverless offline and the handlers print behind LOG_LEVEL=debug.
- *
- * The counts come from what the handlers already print: their embedded-metric records (one JSON
- * line with `_aws` per invocation that counted something), the same records CloudWatch reads
- * when deployed: subscriptions and publishers are the table's totals as last reported, the rest
- * are counted since this `npm start` began (the line says so; nothing keeps them across runs).
- * Error log lines, the `notice` of a log line that has one, and anything unexpected are still
- * shown; offline's banner, its per-request lines and the handlers' other info and warning lines
- * are not (a consumer that keeps failing shows as a growing "failed attempts", dead letters get a
- * line of their own).
+ * The console of `npm start`: quiet by default, one status line every few seconds, and everything
+ * serverless offline and the handlers print behind LOG_LEVEL=debug. The counts come from the
+ * handlers' embedded-metric records (a JSON line with `_aws`), the ones CloudWatch reads when
+ * deployed: subscriptions and publishers are the table's totals as last reported, the rest are
+ * counted since this `npm start` began. Still shown: error lines, the `notice` of a line that has
+ * one, anything unexpected. Not shown: offline's banner and per-request lines, the handlers' other
+ * lines (a failing consumer shows as a growing "failed attempts"; dead letters get their own line).
  */
-
-type Counts = {
-  published: number;
-  delivered: number;
-  failed: number;
-  deadLettered: number;
-  subscriptions?: number;
-  publishers?: number;
-};
 
 const COUNTERS = {
   EventsPublished: 'published',
@@ -31,6 +18,8 @@ const GAUGES = {
   ActiveSubscriptions: 'subscriptions',
   ActivePublishers: 'publishers',
 } as const;
+type Counts = Record<(typeof COUNTERS)[keyof typeof COUNTERS], number> &
+  Partial<Record<(typeof GAUGES)[keyof typeof GAUGES], number>>;
 
 /** serverless offline's own chatter: its banner, function list and one pair of lines per request. */
 const OFFLINE_NOISE = [
@@ -118,20 +107,4 @@ export function createLocalConsole({
 /** An EMF value: a number, or an array of them when one record carries several. */
 function values(value: unknown) {
   return (Array.isArray(value) ? value : [value]).map((v) => Number(v) || 0);
-}
-
-/** Splits a stream into lines for `onLine`. */
-export function forEachLine(
-  stream: NodeJS.ReadableStream | null | undefined,
-  onLine: (line: string) => void,
-) {
-  let rest = '';
-  stream?.on('data', (chunk) => {
-    const lines = (rest + chunk.toString()).split('\n');
-    rest = lines.pop() ?? '';
-    for (const line of lines) onLine(line);
-  });
-  stream?.on('end', () => {
-    if (rest) onLine(rest);
-  });
 }

@@ -11,16 +11,13 @@ const LONGEST_RETRY_MS = 30_000;
 export async function superviseDynamoDbLocal({
   port,
   dbPath,
-  log = (text) => console.error(text),
   onStarted = () => {},
 }: {
   port: number;
   dbPath: string;
-  log?: (text: string) => void;
   onStarted?: (pid: number) => void;
 }) {
   let current = await startDynamoDbLocal({ port, dbPath, quiet: true });
-  const fixedPort = Number(new URL(current.endpoint).port);
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
 
@@ -28,13 +25,13 @@ export async function superviseDynamoDbLocal({
     timer = setTimeout(async () => {
       if (stopping) return;
       try {
-        current = await startDynamoDbLocal({ port: fixedPort, dbPath, quiet: true });
+        current = await startDynamoDbLocal({ port: current.port, dbPath, quiet: true });
         if (current.process.pid) onStarted(current.process.pid);
-        log('DynamoDB Local is back, on the same data: requests are served again.');
+        console.error('DynamoDB Local is back, on the same data: requests are served again.');
         watch();
       } catch (error) {
         const next = Math.min(waitMs * 2, LONGEST_RETRY_MS);
-        log(
+        console.error(
           `DynamoDB Local did not start (${String(error instanceof Error ? error.message : error).split('\n')[0]}); trying again in ${next / 1000} s.`,
         );
         restart(next);
@@ -45,7 +42,7 @@ export async function superviseDynamoDbLocal({
   const watch = () => {
     current.process.once('exit', (code, signal) => {
       if (stopping) return;
-      log(
+      console.error(
         `DynamoDB Local exited (${code ?? signal}); starting it again in ${FIRST_RETRY_MS / 1000} s on the same data. Requests answer 503 meanwhile.`,
       );
       restart(FIRST_RETRY_MS);

@@ -15,7 +15,12 @@ const dirs: string[] = [];
 
 function launch(port: number, dataDir: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], {
-    env: { ...process.env, PORT: String(port), LOCAL_DYNAMODB_DIR: dataDir },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOCAL_DYNAMODB_DIR: dataDir,
+      LOCAL_QUEUE_FILE: join(dataDir, 'queue.db'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   launchers.push(child);

@@ -21,7 +21,12 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}/api/ocloudNotifications/v2`;
   launcher = spawn(process.execPath, ['--import', 'tsx', 'scripts/start-local.ts'], {
-    env: { ...process.env, PORT: String(port), LOCAL_DYNAMODB_DIR: dataDir },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOCAL_DYNAMODB_DIR: dataDir,
+      LOCAL_QUEUE_FILE: join(dataDir, 'queue.db'),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

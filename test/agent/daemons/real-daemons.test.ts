@@ -75,7 +75,7 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
   /** Each event the consumer got for `address`, once (a repeat has the same id), in arrival order. */
   /** What the agents and npm start said last: a time-out's message carries it, to show the cause. */
   const evidence = () =>
-    `the agents said:\n${agents.map((a) => `(exit ${a.child.exitCode ?? a.child.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`;
+    `the agents said:\n${agents.map((a) => `(exit ${a.process.exitCode ?? a.process.signalCode ?? 'not yet'})\n${a.output().slice(-3000)}`).join('\n---\n')}\nnpm start said:\n${service.output().slice(-3000)}`;
   const { eventsAt, valuesAt, expectValues } = notificationsAt(() => consumer.received, evidence);
 
   beforeAll(async () => {
@@ -115,8 +115,8 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
     expect(pair.followerConfigText).toMatch(/^slaveOnly 1$/m);
     // The interfaces ptp4l runs on exist only inside the test's namespaces.
     const hostLinks = readdirSync('/sys/class/net');
-    expect(hostLinks).not.toContain(pair.names.gmIf);
-    expect(hostLinks).not.toContain(pair.names.followerIf);
+    expect(pair.interfaces).toHaveLength(2);
+    for (const name of pair.interfaces) expect(hostLinks).not.toContain(name);
   });
 
   it('publishes each state at start: the grandmaster and its follower LOCKED, clock class 6', async () => {
