@@ -50,8 +50,24 @@ async function bindAndRelease(port: number) {
   return bound;
 }
 
-/** A port that was free on 127.0.0.1 a moment ago. */
-export const freePort = () => bindAndRelease(0);
+/**
+ * A port that was free on 127.0.0.1 a moment ago, for a server that binds it later. Taken below
+ * Linux's ephemeral range, so that the ports the kernel hands out meanwhile (to every connect and
+ * bind to port 0 on the machine) can never be it; where that range is unknown, any free port.
+ */
+export async function freePort(): Promise<number> {
+  const [firstEphemeral] = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+    .then((text) => text.trim().split(/\s+/).map(Number))
+    .catch(() => [0]);
+  // From 10,000 up: clear of the well-known ports and of those most services register.
+  const span = (firstEphemeral ?? 0) - 10_000;
+  if (span < 5_000) return bindAndRelease(0);
+  for (;;) {
+    const port = 10_000 + Math.floor(Math.random() * span);
+    const bound = await bindAndRelease(port).catch(() => undefined);
+    if (bound) return bound;
+  }
+}
 
 /** Throws unless `port` can be bound on 127.0.0.1 (so we never mistake another server for ours). */
 export async function assertPortFree(port: number) {
