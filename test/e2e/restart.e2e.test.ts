@@ -141,7 +141,7 @@ async function post(
 async function queueCounts(target: Service) {
   const response = await fetch(`${target.queueUrl}/idle`);
   const { queues } = (await response.json()) as {
-    queues: Record<'fan-out' | 'delivery', { total: number; visible: number; hidden: number }>;
+    queues: Record<'fan-out' | 'delivery', { total: number; visible: number }>;
   };
   return queues;
 }
