@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SQSBatchResponse } from 'aws-lambda';
+import { type Backoff, backoffStepMs } from '../lib/backoff';
 import type { QueueName } from '../lib/queue/queue-port';
 import type queueSettings from '../lib/queue/queues.json';
 import { answerSqs, arn, LOCAL_ACCOUNT, type SqsApiContext } from './local-queue/sqs-api';
@@ -46,8 +47,7 @@ const DEFAULT_VISIBILITY_MS = 30_000;
 /** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
 const RESCAN_MS = 1000;
 /** An invocation that could not be made is made again after 100 ms, 200 ms … at most 2 s apart. */
-const REINVOKE_FIRST_MS = 100;
-const REINVOKE_MAX_MS = 2000;
+const REINVOKE: Backoff = { baseMs: 100, maxMs: 2000 };
 
 /** The function was never reached (the connection was refused): nothing ran, so nothing failed. */
 export class NotInvokedError extends Error {}
@@ -282,14 +282,15 @@ export async function startLocalQueue({
         // Made again, with the same receipt handles, until the batch's visibility time-out ends.
         const hiddenUntil = Math.min(...batch.map((message) => message.visibleAt));
         let result: unknown;
-        for (let wait = REINVOKE_FIRST_MS; ; wait = Math.min(2 * wait, REINVOKE_MAX_MS)) {
+        for (let attempt = 1; ; attempt++) {
+          const wait = backoffStepMs(attempt, REINVOKE);
           try {
             result = await invoke(functionKey, sqsEvent(name, batch));
             break;
           } catch (error) {
             const again = error instanceof NotInvokedError && Date.now() + wait < hiddenUntil;
             const problem = again
-              ? `local queue: could not invoke ${functionKey}: ${messageOf(error)}; nothing ran, so its ${batch.length} message(s) are not hidden: invoking again every ${REINVOKE_MAX_MS / 1000} s at most`
+              ? `local queue: could not invoke ${functionKey}: ${messageOf(error)}; nothing ran, so its ${batch.length} message(s) are not hidden: invoking again every ${REINVOKE.maxMs / 1000} s at most`
               : `local queue: ${functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${messageOf(error)}`;
             if (problem !== lastProblem) log(problem);
             lastProblem = problem;

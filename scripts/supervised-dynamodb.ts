@@ -3,10 +3,11 @@
  * the same data, so the handlers, whose endpoint does not change, simply reconnect: while it is
  * down their calls are refused and every route answers 503 with Retry-After (GET /health too).
  */
+import { type Backoff, backoffStepMs } from '../lib/backoff';
 import { startDynamoDbLocal } from './dynamodb-local';
 
-const FIRST_RETRY_MS = 1000;
-const LONGEST_RETRY_MS = 30_000;
+/** Restarts 1 s, 2 s, 4 s … at most 30 s apart, without jitter: one process, nobody to spread from. */
+const RESTART: Backoff = { baseMs: 1000, maxMs: 30_000 };
 
 export async function superviseDynamoDbLocal({
   port,
@@ -21,31 +22,33 @@ export async function superviseDynamoDbLocal({
   let stopping = false;
   let timer: NodeJS.Timeout | undefined;
 
-  const restart = (waitMs: number) => {
-    timer = setTimeout(async () => {
-      if (stopping) return;
-      try {
-        current = await startDynamoDbLocal({ port: current.port, dbPath, quiet: true });
-        if (current.process.pid) onStarted(current.process.pid);
-        console.error('DynamoDB Local is back, on the same data: requests are served again.');
-        watch();
-      } catch (error) {
-        const next = Math.min(waitMs * 2, LONGEST_RETRY_MS);
-        console.error(
-          `DynamoDB Local did not start (${String(error instanceof Error ? error.message : error).split('\n')[0]}); trying again in ${next / 1000} s.`,
-        );
-        restart(next);
-      }
-    }, waitMs);
+  const restart = (attempt: number) => {
+    timer = setTimeout(
+      async () => {
+        if (stopping) return;
+        try {
+          current = await startDynamoDbLocal({ port: current.port, dbPath, quiet: true });
+          if (current.process.pid) onStarted(current.process.pid);
+          console.error('DynamoDB Local is back, on the same data: requests are served again.');
+          watch();
+        } catch (error) {
+          console.error(
+            `DynamoDB Local did not start (${String(error instanceof Error ? error.message : error).split('\n')[0]}); trying again in ${backoffStepMs(attempt + 1, RESTART) / 1000} s.`,
+          );
+          restart(attempt + 1);
+        }
+      },
+      backoffStepMs(attempt, RESTART),
+    );
   };
 
   const watch = () => {
     current.process.once('exit', (code, signal) => {
       if (stopping) return;
       console.error(
-        `DynamoDB Local exited (${code ?? signal}); starting it again in ${FIRST_RETRY_MS / 1000} s on the same data. Requests answer 503 meanwhile.`,
+        `DynamoDB Local exited (${code ?? signal}); starting it again in ${RESTART.baseMs / 1000} s on the same data. Requests answer 503 meanwhile.`,
       );
-      restart(FIRST_RETRY_MS);
+      restart(1);
     });
   };
   watch();
