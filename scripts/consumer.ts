@@ -10,13 +10,14 @@
  * (mutual TLS, as an edge endpoint of an operator's PKI would; docs/security.md). The `v1a`
  * signature is checked too, with the keys of API_URL (default: npm start's on PORT or 3000).
  */
-import { createPublicKey, type JsonWebKey, type KeyObject, randomBytes, verify } from 'node:crypto';
+import { createPublicKey, type JsonWebKey, type KeyObject, verify } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import { pathToFileURL } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import type { NotificationEvent } from '../lib/domain/event';
+import { newSigningSecret } from '../lib/domain/signing-secret';
 import { BASE_PATH } from '../lib/http/base-path';
 import { LOCAL_TLS } from './local-tls';
 
@@ -31,8 +32,6 @@ export function consumerSecret() {
   writeFileSync(SECRET_FILE, `${secret}\n`, { mode: 0o600 });
   return { secret, from: `${SECRET_FILE} (made now)` };
 }
-
-export const newSigningSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
 /**
  * A request handler that verifies each request's body (up to 1 MB) as Standard Webhooks signed with

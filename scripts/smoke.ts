@@ -18,8 +18,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { buildEvent, resourceAddress } from '../agent/events';
 import { requestSigner } from '../agent/sign-request';
+import { newSigningSecret } from '../lib/domain/signing-secret';
 import { BASE_PATH } from '../lib/http/base-path';
-import { newSigningSecret, webhookReceiver } from './consumer';
+import { webhookReceiver } from './consumer';
+import { until } from './processes';
 
 const USAGE = 'usage: npm run smoke -- <base-url> [--endpoint <url>] [--listen <port>]';
 
@@ -117,15 +119,17 @@ export async function smoke(
         server.closeAllConnections();
         await new Promise((resolve) => server.close(resolve));
       });
-      const arrival = async (id: string, what: string) => {
-        for (let waited = 0; waited < 10_000; waited += 100) {
-          const failure = received.find((r) => r.failure);
-          assert(!failure, `${what}: a request failed signature verification (${failure?.failure})`);
-          if (received.some((r) => r.id === id)) return;
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-        throw new Error(`${what}: nothing arrived on port ${port} within 10 s`);
-      };
+      const arrival = (id: string, what: string) =>
+        until(
+          () => {
+            const failure = received.find((r) => r.failure);
+            assert(!failure, `${what}: a request failed signature verification (${failure?.failure})`);
+            return received.some((r) => r.id === id) || undefined;
+          },
+          `${what} to arrive on port ${port}`,
+          10_000,
+          100,
+        );
 
       let subscriptionId = '';
       await step(
