@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { build } from 'esbuild';
 import { queueEnv } from '../scripts/local-queue';
+import { PROJECT_DIR, until as pollUntil } from '../scripts/processes';
 
-export const PROJECT_DIR = fileURLToPath(new URL('..', import.meta.url));
+export { PROJECT_DIR };
 export const TABLE_NAME = 'ocloud-notifications-bench';
 
 const require = createRequire(import.meta.url);
@@ -202,13 +203,8 @@ export async function pool(count, concurrency, task) {
 }
 
 /** Resolves once `done()` holds, polling every 5 ms. @param {() => boolean} done @param {string} what */
-export async function until(done, what, timeoutMs = 5 * 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+export const until = (done, what, timeoutMs = 5 * 60_000) =>
+  pollUntil(() => done() || undefined, what, timeoutMs, 5);
 
 export const print = (/** @type {string} */ text) => process.stdout.write(`${text}\n`);
 export const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
