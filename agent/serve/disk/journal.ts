@@ -74,7 +74,7 @@ export class Journal {
   scan<T>(prefix: string): Array<[string, T]> {
     const found: Array<[string, T]> = [];
     for (const [key, value] of this.items) if (key.startsWith(prefix)) found.push([key, value as T]);
-    return found.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return found.sort(([a], [b]) => inStringOrder(a, b));
   }
 
   /** Writes all of `writes` or none: on disk first (fdatasync'd), then in memory. */
@@ -131,6 +131,11 @@ export class Journal {
     if (this.logFd === undefined) throw new Error(`journal ${this.dir} is closed`);
     return this.logFd;
   }
+}
+
+/** Plain string order (UTF-16 code units), not the locale's: the order of the journal's scans. */
+export function inStringOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function readSnapshot(path: string): Array<[string, unknown]> {
