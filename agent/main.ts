@@ -345,6 +345,12 @@ async function serveNode(
   log: (line: string) => void,
 ) {
   readSettingsFrom(nodeSettings(config.stateDir, process.env));
+  // Read by the service's libraries themselves as they load: the functions' log lines name the
+  // agent, and their metrics are EMF lines on standard output (a node's log shipper may forward
+  // them to CloudWatch) unless the node names another environment, such as `Agent` for a
+  // CloudWatch agent on the node. Never the library's default, which probes for one.
+  process.env.POWERTOOLS_SERVICE_NAME ??= 'ocloud-node-agent';
+  process.env.AWS_EMF_ENVIRONMENT ??= 'Local';
   const { startNodeHost } = await import('./serve/node-host');
   const nodeKey = createHash('sha256').update(config.node).digest('hex').slice(0, 16);
   const host = await startNodeHost({
