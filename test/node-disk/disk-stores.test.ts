@@ -7,11 +7,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DiskStoreHealth } from '../../agent/serve/disk/counter-store';
+
 import { DiskDeadLetterStore } from '../../agent/serve/disk/dead-letter-store';
 import { DiskDeliveryCursors } from '../../agent/serve/disk/delivery-cursors';
 import { Journal } from '../../agent/serve/disk/journal';
 import { DiskPublisherStore } from '../../agent/serve/disk/publisher-store';
+import { DiskStoreHealth } from '../../agent/serve/disk/store-health';
 import { DiskSubscriptionStore } from '../../agent/serve/disk/subscription-store';
 import { possiblePublisherAddresses, validateEvent } from '../../lib/domain/event';
 import { publisherIdFor, subscriptionIdFor } from '../../lib/domain/ids';

@@ -17,11 +17,10 @@
  * lists by address are scans, and a scan cannot drift from the items it counts.
  */
 import type { Page, PageRequest } from '../../../lib/domain/model';
-
-// The stores' lists are paged by pageOf, in the domain's terms.
-export type { Page, PageRequest };
-
 import { inStringOrder, type Journal, type JournalWrite } from './journal';
+
+/** The stores' lists are paged by pageOf, in the domain's terms. */
+export type { Page, PageRequest };
 
 export const diskKeys = {
   subscriptions: 'sub#',
