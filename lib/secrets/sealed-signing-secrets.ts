@@ -1,3 +1,4 @@
+import type { Subscription } from '../domain/model';
 import type { SigningSecrets } from '../domain/signing-secret';
 import type { SecretBox } from './secret-box';
 
@@ -13,7 +14,7 @@ export interface SealedSigningSecrets {
 }
 
 /** The secrets opened, or undefined for a subscription made before secrets existed. */
-export async function openSigningSecrets(
+async function openSigningSecrets(
   box: SecretBox,
   id: string,
   sealed: SealedSigningSecrets,
@@ -30,4 +31,14 @@ export async function openSigningSecrets(
       ? {}
       : { previous: previousSecret, previousUntil: Number(sealed.previousSecretUntil) }),
   };
+}
+
+/** The subscription with its signing secrets opened, when read by a store that signs (one with a box). */
+export async function withSigningSecrets(
+  subscription: Subscription,
+  box: SecretBox | undefined,
+  sealed: SealedSigningSecrets,
+): Promise<Subscription> {
+  const signing = box && (await openSigningSecrets(box, subscription.id, sealed));
+  return signing ? { ...subscription, signing } : subscription;
 }

@@ -11,7 +11,7 @@ import type {
 } from '../domain/model';
 import type { SubscriptionStore } from '../domain/ports';
 import { logger } from '../logger';
-import { openSigningSecrets } from '../secrets/sealed-signing-secrets';
+import { withSigningSecrets } from '../secrets/sealed-signing-secrets';
 import type { SecretBox } from '../secrets/secret-box';
 import { DynamoDeadLetterStore } from './dead-letter-store';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -131,10 +131,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   }
 
   /** The subscription, with its signing secrets opened when this store signs. */
-  private async withSecrets(item: Item): Promise<Subscription> {
-    const subscription = toSubscription(item);
-    const signing = this.secrets && (await openSigningSecrets(this.secrets, subscription.id, item));
-    return signing ? { ...subscription, signing } : subscription;
+  private withSecrets(item: Item): Promise<Subscription> {
+    return withSigningSecrets(toSubscription(item), this.secrets, item);
   }
 
   /**

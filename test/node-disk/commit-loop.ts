@@ -6,12 +6,14 @@ import { Journal } from '../../agent/serve/disk/journal';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: commit-loop.ts <dir>');
+// 20 kB a commit: the log passes 4 MiB, and is compacted, every ~200 commits.
+const padding = 'x'.repeat(20_000);
 const journal = Journal.open(dir);
 for (let n = 0; ; n++) {
   const key = `key-${String(n).padStart(8, '0')}`;
   // Two writes a commit, so that a commit is seen whole or not at all.
   journal.commit([
-    { key, value: { n, padding: 'x'.repeat(200) } },
+    { key, value: { n, padding } },
     { key: `twin-${key}`, value: n },
   ]);
   process.stdout.write(`${key}\n`);

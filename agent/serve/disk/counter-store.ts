@@ -1,4 +1,4 @@
-import type { CounterStore, StoreHealth } from '../../../lib/domain/ports';
+import type { CounterStore } from '../../../lib/domain/ports';
 import type { Journal } from './journal';
 import { diskKeys } from './keys';
 
@@ -14,14 +14,5 @@ export class DiskCounterStore implements CounterStore {
       subscriptions: this.journal.scan(diskKeys.subscriptions).length,
       publishers: this.journal.scan(diskKeys.publishers).length,
     };
-  }
-}
-
-/** GET /health on the node: the journal is open and its log takes a sync. */
-export class DiskStoreHealth implements StoreHealth {
-  constructor(private readonly journal: Journal) {}
-
-  async ping(): Promise<void> {
-    this.journal.assertWritable();
   }
 }

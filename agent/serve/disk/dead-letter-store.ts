@@ -1,8 +1,8 @@
 import { deadLetterExpiresAt, deadLetterOrder } from '../../../lib/domain/dead-letter';
-import type { DeadLetterRecord, Page, PageRequest, Subscription } from '../../../lib/domain/model';
+import type { DeadLetterRecord, Subscription } from '../../../lib/domain/model';
 import type { DeadLetterStore } from '../../../lib/domain/ports';
 import type { Journal } from './journal';
-import { diskKeys, ExpirySweep, pageOf } from './keys';
+import { diskKeys, ExpirySweep, type Page, type PageRequest, pageOf } from './keys';
 
 interface DeadLetterItem {
   readonly letter: DeadLetterRecord;

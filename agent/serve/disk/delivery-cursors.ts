@@ -13,15 +13,14 @@ import type {
   CompletedAttempt,
   DeadLetterRecord,
   DeliveryAttempt,
+  DeliveryCursorKey,
   DeliveryStatus,
   LeaseOutcome,
-  Page,
-  PageRequest,
   Subscription,
 } from '../../../lib/domain/model';
 import type { DeliveryCursorStore } from '../../../lib/domain/ports';
 import type { Journal } from './journal';
-import { diskKeys, ExpirySweep, pageOf } from './keys';
+import { diskKeys, ExpirySweep, type Page, type PageRequest, pageOf } from './keys';
 
 /**
  * The ordering cursors of delivery on the node's disk, one item per (subscription, address), by
@@ -117,7 +116,7 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
   ): PromiseSettledResult<R>[] {
     const written = new Map<string, DeliveryCursor>();
     const outcomes = attempts.map((a) => {
-      const key = diskKeys.cursor(a.subscriptionId, a.resourceAddress);
+      const key = keyOf(a);
       const [outcome, cursor] = step(a, written.get(key) ?? this.journal.get<DeliveryCursor>(key));
       if (cursor) written.set(key, cursor);
       return outcome;
@@ -129,6 +128,10 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
     }
     return outcomes.map((value) => ({ status: 'fulfilled', value }));
   }
+}
+
+function keyOf(pair: DeliveryCursorKey): string {
+  return diskKeys.cursor(pair.subscriptionId, pair.resourceAddress);
 }
 
 function withoutLease(cursor: DeliveryCursor): DeliveryCursor {

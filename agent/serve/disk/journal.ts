@@ -24,6 +24,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { logger } from '../../../lib/logger';
 
 /** One write of a commit: `value` undefined deletes the key. Values are JSON (no Dates, no Buffers). */
 export interface JournalWrite {
@@ -84,15 +85,36 @@ export class Journal {
     const entries = writes.map((w): LogEntry => (w.value === undefined ? [w.key] : [w.key, w.value]));
     const line = `${JSON.stringify(entries)}\n`;
     const bytes = Buffer.from(line, 'utf8');
-    // One write of the whole line: a crash tears at most this line, never an earlier one.
-    let written = 0;
-    while (written < bytes.length) written += writeSync(fd, bytes, written);
-    fdatasyncSync(fd);
+    try {
+      // One write of the whole line: a crash tears at most this line, never an earlier one.
+      let written = 0;
+      while (written < bytes.length) written += writeSync(fd, bytes, written);
+      fdatasyncSync(fd);
+    } catch (error) {
+      // A full disk may leave part of the line: cut it off, or the next commit would continue it
+      // and make a line that does not parse. Should even that fail, no commit may follow.
+      try {
+        ftruncateSync(fd, this.logBytes);
+      } catch {
+        this.close();
+      }
+      throw error;
+    }
     // Memory holds what the disk holds: the values as they read back, not the caller's objects.
     apply(this.items, JSON.parse(line) as LogEntry[]);
     this.logBytes += bytes.length;
     this.logLines += 1;
-    if (this.logBytes >= COMPACT_AT_BYTES || this.logLines >= COMPACT_AT_LINES) this.compact();
+    if (this.logBytes >= COMPACT_AT_BYTES || this.logLines >= COMPACT_AT_LINES) {
+      try {
+        this.compact();
+      } catch (error) {
+        // The commit stands (it is in the log); compaction is tried again after the next commit.
+        logger.warn('the journal could not be compacted: its log grows until it can', {
+          dir: this.dir,
+          error,
+        });
+      }
+    }
   }
 
   /** Throws unless the store is open and its log takes a sync (GET /health). */

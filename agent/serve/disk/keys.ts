@@ -19,6 +19,9 @@
 import type { Page, PageRequest } from '../../../lib/domain/model';
 import { inStringOrder, type Journal, type JournalWrite } from './journal';
 
+/** The stores' lists are paged by pageOf, in the domain's terms. */
+export type { Page, PageRequest };
+
 export const diskKeys = {
   subscriptions: 'sub#',
   subscription: (id: string) => `sub#${id}`,

@@ -1,28 +1,20 @@
 import { judgeAcceptance } from '../../../lib/domain/acceptance';
-import type { NotificationEvent } from '../../../lib/domain/event';
-import type {
-  AcceptOutcome,
-  EventToAccept,
-  Page,
-  PageRequest,
-  Publisher,
-  PublisherState,
-} from '../../../lib/domain/model';
+import type { AcceptOutcome, EventToAccept, Publisher, PublisherState } from '../../../lib/domain/model';
 import type { PublisherStore } from '../../../lib/domain/ports';
 import { isAtOrUnder } from '../../../lib/domain/resource-address';
 import type { Journal } from './journal';
-import { bySortKey, diskKeys, ExpirySweep, pageOf } from './keys';
+import { bySortKey, diskKeys, ExpirySweep, type Page, type PageRequest, pageOf } from './keys';
 
-/** A publisher as the journal keeps it: its record and its current state in one item. */
+/**
+ * A publisher as the journal keeps it: its record and its current state in one item (members that
+ * are undefined are left out, as JSON leaves them).
+ */
 interface PublisherItem {
-  readonly id: string;
-  readonly resourceAddress: string;
-  readonly endpointUri?: string;
-  readonly createdAt: string;
-  readonly event?: NotificationEvent;
-  readonly timeKey?: string;
-  readonly acceptedAt?: string;
+  readonly publisher: Publisher;
+  readonly state: PublisherState;
 }
+
+const NO_EVENT_YET = { event: undefined, timeKey: undefined, acceptedAt: undefined } as const;
 
 /** The publishers on the node's disk, as DynamoPublisherStore keeps them in the region. */
 export class DiskPublisherStore implements PublisherStore {
@@ -37,29 +29,23 @@ export class DiskPublisherStore implements PublisherStore {
     const key = diskKeys.publisher(p.id);
     // Ids follow from addresses: one item per id is the address's uniqueness.
     if (this.journal.get(key) !== undefined) return false;
-    const item: PublisherItem = {
-      id: p.id,
-      resourceAddress: p.resourceAddress,
-      ...(p.endpointUri === undefined ? {} : { endpointUri: p.endpointUri }),
-      createdAt: p.createdAt,
-    };
+    const state: PublisherState = { publisherId: p.id, resourceAddress: p.resourceAddress, ...NO_EVENT_YET };
+    const item: PublisherItem = { publisher: p, state };
     this.journal.commit([{ key, value: item }]);
     return true;
   }
 
   async getPublisher(id: string): Promise<Publisher | undefined> {
-    const item = this.journal.get<PublisherItem>(diskKeys.publisher(id));
-    return item && toPublisher(item);
+    return this.journal.get<PublisherItem>(diskKeys.publisher(id))?.publisher;
   }
 
   /** Unfiltered: oldest first. Under an address: in the order of the region's publisher tree. */
   async listPublishers(address: string | undefined, request: PageRequest): Promise<Page<Publisher>> {
     const items =
       address === undefined
-        ? bySortKey(publisherItems(this.journal).map((p) => [`${p.createdAt}#${p.id}`, p]))
+        ? bySortKey(publishers(this.journal).map((p) => [`${p.createdAt}#${p.id}`, p]))
         : publishersAtOrUnder(this.journal, address);
-    const page = pageOf(items, request);
-    return { items: page.items.map(toPublisher), next: page.next };
+    return pageOf(items, request);
   }
 
   async deletePublisher(id: string): Promise<boolean> {
@@ -82,12 +68,17 @@ export class DiskPublisherStore implements PublisherStore {
     const acceptedKey = diskKeys.acceptedEvent(e.publisherId, e.event.source, e.event.id);
     const accepted = this.journal.get<{ readonly expiresAt: number }>(acceptedKey);
     const repeated = accepted !== undefined && accepted.expiresAt >= now / 1000;
-    const outcome = judgeAcceptance(e, item, repeated);
+    const outcome = judgeAcceptance(e, item?.state, repeated);
     if (outcome.kind !== 'accepted' || !item) return outcome;
-    const state: PublisherItem = { ...item, event: e.event, timeKey: e.timeKey, acceptedAt: e.acceptedAt };
+    const state: PublisherState = {
+      ...item.state,
+      event: e.event,
+      timeKey: e.timeKey,
+      acceptedAt: e.acceptedAt,
+    };
     this.journal.commit([
       { key: acceptedKey, value: { expiresAt: e.dedupExpiresAt } },
-      { key, value: state },
+      { key, value: { ...item, state } },
     ]);
     return outcome;
   }
@@ -97,17 +88,17 @@ export class DiskPublisherStore implements PublisherStore {
   }
 }
 
-function publisherItems(journal: Journal): PublisherItem[] {
-  return journal.scan<PublisherItem>(diskKeys.publishers).map(([, item]) => item);
+function publishers(journal: Journal): Publisher[] {
+  return journal.scan<PublisherItem>(diskKeys.publishers).map(([, item]) => item.publisher);
 }
 
 /**
  * The publishers at or under `address` (whole segments), ordered as the region's publisher tree
  * orders them: by address and a `/`, so that `/a/b/…` sorts apart from `/a/b-c`.
  */
-function publishersAtOrUnder(journal: Journal, address: string): Array<[string, PublisherItem]> {
+function publishersAtOrUnder(journal: Journal, address: string): Array<[string, Publisher]> {
   return bySortKey(
-    publisherItems(journal)
+    publishers(journal)
       .filter((p) => isAtOrUnder(p.resourceAddress, address))
       .map((p) => [`${p.resourceAddress}/`, p]),
   );
@@ -115,30 +106,10 @@ function publishersAtOrUnder(journal: Journal, address: string): Array<[string, 
 
 /** The current state of the publisher with this id, if there is one. */
 export function publisherState(journal: Journal, publisherId: string): PublisherState | undefined {
-  const item = journal.get<PublisherItem>(diskKeys.publisher(publisherId));
-  return item && toState(item);
+  return journal.get<PublisherItem>(diskKeys.publisher(publisherId))?.state;
 }
 
 /** The current states of the publishers at or under `address`. */
 export function statesAtOrUnder(journal: Journal, address: string): PublisherState[] {
-  return publishersAtOrUnder(journal, address).map(([, item]) => toState(item));
-}
-
-function toPublisher(item: PublisherItem): Publisher {
-  return {
-    id: item.id,
-    resourceAddress: item.resourceAddress,
-    endpointUri: item.endpointUri,
-    createdAt: item.createdAt,
-  };
-}
-
-function toState(item: PublisherItem): PublisherState {
-  return {
-    publisherId: item.id,
-    resourceAddress: item.resourceAddress,
-    event: item.event,
-    timeKey: item.timeKey,
-    acceptedAt: item.acceptedAt,
-  };
+  return publishersAtOrUnder(journal, address).flatMap(([, p]) => publisherState(journal, p.id) ?? []);
 }

@@ -1,9 +1,7 @@
 import { initialCursor } from '../../../lib/domain/delivery-cursor';
 import type {
   InitialNotification,
-  Page,
   PagePosition,
-  PageRequest,
   PublisherState,
   RetiredSubscriptions,
   SubscribeCheck,
@@ -11,22 +9,20 @@ import type {
   Subscription,
 } from '../../../lib/domain/model';
 import type { SubscriptionStore } from '../../../lib/domain/ports';
-import { openSigningSecrets, type SealedSigningSecrets } from '../../../lib/secrets/sealed-signing-secrets';
+import { type SealedSigningSecrets, withSigningSecrets } from '../../../lib/secrets/sealed-signing-secrets';
 import type { SecretBox } from '../../../lib/secrets/secret-box';
 import type { Journal, JournalWrite } from './journal';
-import { bySortKey, deletesUnder, diskKeys, pageOf } from './keys';
+import { bySortKey, deletesUnder, diskKeys, type Page, type PageRequest, pageOf } from './keys';
 import { publisherState, statesAtOrUnder } from './publisher-store';
 
-/** A subscription as the journal keeps it: its members and, when it has them, its sealed secrets. */
-interface SubscriptionItem extends SealedSigningSecrets {
-  readonly id: string;
-  readonly resourceAddress: string;
-  readonly endpointUri: string;
-  readonly owner: string;
-  readonly createdAt: string;
-  readonly signingSecret?: string;
-  readonly previousSigningSecret?: string;
-  readonly previousSecretUntil?: number;
+/** A subscription as the journal keeps it: its members (never `signing`) and its secrets sealed. */
+interface SubscriptionItem {
+  readonly subscription: Subscription;
+  readonly sealed: SealedSigningSecrets & {
+    readonly signingSecret?: string;
+    readonly previousSigningSecret?: string;
+    readonly previousSecretUntil?: number;
+  };
 }
 
 interface OwnerItem {
@@ -70,17 +66,11 @@ export class DiskSubscriptionStore implements SubscriptionStore {
    * subscriptions already, so it is made in the current one, as the region's retry makes it.
    */
   async createSubscription(s: Subscription, initial?: InitialNotification): Promise<boolean> {
-    const signingSecret = s.signing && (await this.box().seal(s.signing.current, s.id));
+    const { signing, ...subscription } = s;
+    const signingSecret = signing && (await this.box().seal(signing.current, s.id));
     const key = diskKeys.subscription(s.id);
     if (this.journal.get(key) !== undefined) return false;
-    const item: SubscriptionItem = {
-      id: s.id,
-      resourceAddress: s.resourceAddress,
-      endpointUri: s.endpointUri,
-      owner: s.owner,
-      createdAt: s.createdAt,
-      ...(signingSecret ? { signingSecret } : {}),
-    };
+    const item: SubscriptionItem = { subscription, sealed: signingSecret ? { signingSecret } : {} };
     const writes: JournalWrite[] = [{ key, value: item }];
     if (initial) {
       writes.push({
@@ -94,14 +84,17 @@ export class DiskSubscriptionStore implements SubscriptionStore {
 
   async getSubscription(id: string, owner: string): Promise<Subscription | undefined> {
     const item = this.journal.get<SubscriptionItem>(diskKeys.subscription(id));
-    return item?.owner === owner ? this.withSecrets(item) : undefined;
+    if (item?.subscription.owner !== owner) return undefined;
+    return withSigningSecrets(item.subscription, this.secrets, item.sealed);
   }
 
   async getSubscriptions(ids: readonly string[]): Promise<ReadonlyMap<string, Subscription>> {
     const items = [...new Set(ids)].flatMap(
       (id) => this.journal.get<SubscriptionItem>(diskKeys.subscription(id)) ?? [],
     );
-    const subscriptions = await Promise.all(items.map((item) => this.withSecrets(item)));
+    const subscriptions = await Promise.all(
+      items.map((item) => withSigningSecrets(item.subscription, this.secrets, item.sealed)),
+    );
     return new Map(subscriptions.map((s) => [s.id, s]));
   }
 
@@ -113,13 +106,12 @@ export class DiskSubscriptionStore implements SubscriptionStore {
   ): Promise<Page<Subscription> | undefined> {
     const gen = this.generation(owner);
     if (request.after && request.after.gen !== gen) return undefined;
-    const mine = this.items().filter((s) => s.owner === owner);
+    const mine = this.subscriptions().filter((s) => s.owner === owner);
     const sorted =
       address === undefined
         ? bySortKey(mine.map((s) => [`${s.createdAt}#${s.id}`, s]))
         : bySortKey(mine.filter((s) => s.resourceAddress === address).map((s) => [s.id, s]));
-    const page = pageOf(sorted, request, { gen });
-    return { items: page.items.map(toSubscription), next: page.next };
+    return pageOf(sorted, request, { gen });
   }
 
   /** Every owner's subscriptions at exactly the address, by id. */
@@ -128,31 +120,33 @@ export class DiskSubscriptionStore implements SubscriptionStore {
     { startKey, limit }: { readonly startKey?: PagePosition; readonly limit?: number | undefined },
   ): Promise<{ subscriptions: Subscription[]; next: PagePosition | undefined }> {
     const sorted = bySortKey(
-      this.items()
+      this.subscriptions()
         .filter((s) => s.resourceAddress === address)
-        .map((s): [string, SubscriptionItem] => [s.id, s]),
+        .map((s): [string, Subscription] => [s.id, s]),
     );
     const page = pageOf(sorted, { limit: limit ?? sorted.length, after: startKey });
-    return { subscriptions: page.items.map(toSubscription), next: page.next };
+    return { subscriptions: [...page.items], next: page.next };
   }
 
   /** The sealed current secret becomes the previous one as it is: its context, the id, stays. */
   async rotateSigningSecret(
     id: string,
     owner: string,
-    secret: string,
+    newSecret: string,
     previousUntil: number,
   ): Promise<boolean> {
-    const sealed = await this.box().seal(secret, id);
+    const sealed = await this.box().seal(newSecret, id);
     const key = diskKeys.subscription(id);
     const item = this.journal.get<SubscriptionItem>(key);
-    if (item?.owner !== owner) return false;
+    if (item?.subscription.owner !== owner) return false;
     const rotated: SubscriptionItem = {
-      ...item,
-      // A subscription made before secrets existed has no current one to keep.
-      previousSigningSecret: item.signingSecret ?? '',
-      previousSecretUntil: previousUntil,
-      signingSecret: sealed,
+      subscription: item.subscription,
+      sealed: {
+        // A subscription made before secrets existed has no current one to keep.
+        previousSigningSecret: item.sealed.signingSecret ?? '',
+        previousSecretUntil: previousUntil,
+        signingSecret: sealed,
+      },
     };
     this.journal.commit([{ key, value: rotated }]);
     return true;
@@ -161,14 +155,14 @@ export class DiskSubscriptionStore implements SubscriptionStore {
   /** The subscription and the dead letters of every incarnation of its id, in one commit. */
   async deleteSubscription(id: string, owner: string): Promise<boolean> {
     const key = diskKeys.subscription(id);
-    if (this.journal.get<SubscriptionItem>(key)?.owner !== owner) return false;
+    if (this.journal.get<SubscriptionItem>(key)?.subscription.owner !== owner) return false;
     this.journal.commit([{ key }, ...deletesUnder(this.journal, diskKeys.deadLettersOf(id))]);
     return true;
   }
 
   /** One commit removes them all and moves the generation on: nothing is left to remove later. */
   async retireAllSubscriptions(owner: string): Promise<RetiredSubscriptions | undefined> {
-    const mine = this.items().filter((s) => s.owner === owner);
+    const mine = this.subscriptions().filter((s) => s.owner === owner);
     if (mine.length === 0) return undefined;
     const next: OwnerItem = { gen: this.generation(owner) + 1 };
     this.journal.commit([
@@ -190,29 +184,13 @@ export class DiskSubscriptionStore implements SubscriptionStore {
     return this.journal.get<OwnerItem>(diskKeys.owner(owner))?.gen ?? 0;
   }
 
-  private items(): SubscriptionItem[] {
-    return this.journal.scan<SubscriptionItem>(diskKeys.subscriptions).map(([, item]) => item);
-  }
-
-  /** The subscription, with its signing secrets opened when this store signs. */
-  private async withSecrets(item: SubscriptionItem): Promise<Subscription> {
-    const subscription = toSubscription(item);
-    const signing = this.secrets && (await openSigningSecrets(this.secrets, item.id, item));
-    return signing ? { ...subscription, signing } : subscription;
+  /** Every subscription, without its secrets. */
+  private subscriptions(): Subscription[] {
+    return this.journal.scan<SubscriptionItem>(diskKeys.subscriptions).map(([, item]) => item.subscription);
   }
 
   private box(): SecretBox {
     if (!this.secrets) throw new Error('this subscription store was built without a secret box');
     return this.secrets;
   }
-}
-
-function toSubscription(item: SubscriptionItem): Subscription {
-  return {
-    id: item.id,
-    resourceAddress: item.resourceAddress,
-    endpointUri: item.endpointUri,
-    owner: item.owner,
-    createdAt: item.createdAt,
-  };
 }
