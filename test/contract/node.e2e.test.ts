@@ -11,7 +11,7 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -21,6 +21,7 @@ import { freePort } from '../../scripts/dynamodb-local';
 import { PROJECT_DIR } from '../../scripts/processes';
 import { startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { rawRequest } from '../support/raw-http';
 import { contractSuite } from './contract-suite';
 import { type CallOptions, callApi, expectProblem, verifiedBody } from './http';
 
@@ -369,6 +370,69 @@ describe(`only on a node (ocloud-node-agent --serve for ${NODE})`, () => {
       await consumer.close();
     }
   }, 120_000);
+});
+
+describe("what a node's HTTP layer refuses before any function runs, as npm start answers it (test/e2e/local-run.e2e.test.ts holds npm start to it)", () => {
+  /** One request exactly as written (fetch would normalise the path). */
+  const raw = async (
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: Buffer | string,
+  ) => {
+    const answer = await rawRequest(port, method, `${API_PATH}${path}`, headers, body);
+    return { status: answer.status, type: String(answer.headers['content-type'] ?? ''), body: answer.body };
+  };
+
+  function expectProblemAnswer(answer: { status: number; type: string; body: string }, status?: number) {
+    expect(answer.status, answer.body).toBeGreaterThanOrEqual(400);
+    expect(answer.status, answer.body).toBeLessThan(500);
+    if (status) expect(answer.status, answer.body).toBe(status);
+    expect(answer.type).toMatch(/^application\/problem\+json/);
+    const document = JSON.parse(answer.body);
+    expect(Object.keys(document).sort()).toEqual(['detail', 'status', 'title', 'type']);
+    expect(document.status).toBe(answer.status);
+  }
+
+  it('malformed percent-encodings in paths and queries: 400 problem documents', async () => {
+    for (const path of [
+      '/subscriptions/%ZZ',
+      '/subscriptions/%ED%A0%80',
+      '/%ZZ/CurrentState',
+      `${NODE}/%C0%AF/CurrentState`,
+      '/subscriptions?ResourceAddress=%ZZ',
+      '/publishers?ResourceAddress=/%F0%9F',
+      '/subscriptions/%',
+    ]) {
+      expectProblemAnswer(await raw('GET', path), 400);
+    }
+  });
+
+  it.each(['garbage', 'application/json, text/plain', 'text/plain; charset', ';', 'application/'])(
+    'a Content-Type of %j: a 4xx problem document',
+    async (type) => {
+      expectProblemAnswer(await raw('POST', '/publishers', { 'content-type': type }, '{}'));
+    },
+  );
+
+  it('a body over 10 MiB: 413; a request line over 16 KiB: 431; a request that is not HTTP: 400, each a problem document', async () => {
+    const big = Buffer.alloc(10 * 1024 * 1024 + 1, 'a');
+    expectProblemAnswer(await raw('POST', '/publishers', { 'content-type': 'application/json' }, big), 413);
+    expectProblemAnswer(await raw('GET', `/subscriptions?x=${'a'.repeat(20_000)}`), 431);
+
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => socket.end('GARBAGE\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => {
+        text += chunk.toString('utf8');
+      });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    const [head = '', body = ''] = answer.split('\r\n\r\n');
+    expect(head, answer).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expectProblemAnswer({ status: 400, type: /^content-type: (.*)$/im.exec(head)?.[1] ?? '', body }, 400);
+  });
 });
 
 function filesUnder(root: string): string[] {
