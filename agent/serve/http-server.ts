@@ -102,7 +102,12 @@ async function answer(
       Array.isArray(value) ? value.join(',') : (value ?? ''),
     ]),
   );
-  const query = [...target.searchParams.entries()];
+  // A repeated parameter is one, its values joined by commas, as API Gateway gives it (and offline).
+  const query = new Map<string, string>();
+  for (const [name, value] of target.searchParams) {
+    const before = query.get(name);
+    query.set(name, before === undefined ? value : `${before},${value}`);
+  }
   const requestId = randomUUID();
   const event: HttpEvent = {
     version: '2.0',
@@ -110,7 +115,7 @@ async function answer(
     rawPath,
     rawQueryString: target.search.slice(1),
     headers,
-    ...(query.length > 0 ? { queryStringParameters: Object.fromEntries(query) } : {}),
+    ...(query.size > 0 ? { queryStringParameters: Object.fromEntries(query) } : {}),
     ...(route && Object.keys(route.pathParameters).length > 0
       ? { pathParameters: route.pathParameters }
       : {}),

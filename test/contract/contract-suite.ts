@@ -813,6 +813,18 @@ export function contractSuite(host: ContractHost): void {
         expectProblem(await call('GET', '/subscriptions?limit=0'), 400);
       });
 
+      it('a repeated query parameter is one value, its values joined by commas (as API Gateway gives it)', async () => {
+        const limit = await call('GET', '/subscriptions?limit=2&limit=3');
+        expectProblem(limit, 400);
+        expect(limit.body.detail).toContain('got "2,3"');
+        const { node } = freshNode();
+        const filter = await call(
+          'GET',
+          `/subscriptions?ResourceAddress=${encodeURIComponent(node)}&ResourceAddress=${encodeURIComponent(node)}`,
+        );
+        expectProblem(filter, 400);
+      });
+
       it('GET /publishers?ResourceAddress= lists the publishers at or under the node only', async () => {
         const node = `${host.freshPrefix()}/site-1/node-1`;
         await registerPublisher(`${node}/sync/ptp-status/lock-state`);
@@ -831,6 +843,76 @@ export function contractSuite(host: ContractHost): void {
           await call('GET', `/publishers?ResourceAddress=${encodeURIComponent(`${node}/gnss`)}`),
           404,
         );
+      });
+    });
+
+    describe("owners and a subscription's own views over HTTP", () => {
+      it('owners are named by X-Consumer-Id (the local stage): another owner neither reads, lists nor deletes them', async () => {
+        const { address } = freshNode();
+        await registerPublisher(address);
+        const consumer = await newConsumer();
+        const alice = { 'x-consumer-id': 'alice@contract' };
+        const bob = { 'x-consumer-id': 'bob@contract' };
+        const created = await call('POST', '/subscriptions', {
+          body: { ResourceAddress: address, EndpointUri: consumer.url },
+          headers: alice,
+        });
+        expect(created.status, created.raw).toBe(201);
+        const { SigningSecret: _, ...info } = created.body;
+        const path = `/subscriptions/${info.SubscriptionId}`;
+
+        expectProblem(await call('GET', path, { headers: bob }), 404);
+        expectProblem(await call('DELETE', path, { headers: bob }), 404);
+        expectProblem(await call('GET', path), 404); // nor the anonymous caller
+        const filter = `?ResourceAddress=${encodeURIComponent(address)}`;
+        expect((await call('GET', `/subscriptions${filter}`, { headers: bob })).body).toEqual([]);
+        expect((await call('GET', `/subscriptions${filter}`)).body).toEqual([]);
+        expect((await call('DELETE', '/subscriptions', { headers: bob })).status).toBe(204);
+
+        expect((await call('GET', path, { headers: alice })).body).toEqual(info);
+        expect((await call('GET', `/subscriptions${filter}`, { headers: alice })).body).toEqual([info]);
+        const invalid = await call('GET', '/subscriptions', { headers: { 'x-consumer-id': 'not a name' } });
+        expectProblem(invalid, 400);
+        expect(invalid.body.detail).toContain('X-Consumer-Id');
+        expect((await call('DELETE', path, { headers: alice })).status).toBe(204);
+      });
+
+      it('deliveries, dead letters and redrive are routed for a subscription (404 for an unknown one); GET /signing-keys lists the v1a keys', async () => {
+        const { node, address } = freshNode();
+        const publisher = await registerPublisher(address);
+        const consumer = await newConsumer();
+        const created = await call('POST', '/subscriptions', {
+          body: { ResourceAddress: address, EndpointUri: consumer.url },
+        });
+        expect(created.status, created.raw).toBe(201);
+        const id = created.body.SubscriptionId;
+        const event = lockStateEvent({ node, value: 'LOCKED' });
+        expect((await publish(publisher.id, event)).status).toBe(202);
+        await consumer.waitFor(1);
+        await host.waitForIdle(address);
+
+        const deliveries = await call('GET', `/subscriptions/${id}/deliveries`);
+        expect(deliveries.status, deliveries.raw).toBe(200);
+        expect(deliveries.body).toContainEqual(
+          expect.objectContaining({
+            ResourceAddress: address,
+            LastDelivered: expect.objectContaining({ Source: event.source, Id: event.id, Time: event.time }),
+          }),
+        );
+        const deadLetters = await call('GET', `/subscriptions/${id}/dead-letters`);
+        expect(deadLetters.status, deadLetters.raw).toBe(200);
+        expect(deadLetters.body).toEqual([]);
+        const redriven = await call('POST', `/subscriptions/${id}/dead-letters/redrive`);
+        expect(redriven.status, redriven.raw).toBe(200);
+
+        const unknown = randomUUID();
+        expectProblem(await call('GET', `/subscriptions/${unknown}/deliveries`), 404);
+        expectProblem(await call('GET', `/subscriptions/${unknown}/dead-letters`), 404);
+        expectProblem(await call('POST', `/subscriptions/${unknown}/dead-letters/redrive`), 404);
+
+        const keys = await call('GET', '/signing-keys');
+        expect(keys.status, keys.raw).toBe(200);
+        expect(keys.body.Keys.length).toBeGreaterThan(0);
       });
     });
 
