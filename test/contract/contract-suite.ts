@@ -724,6 +724,7 @@ export function contractSuite(host: ContractHost): void {
         // No warm-up: what a new user sees when a burst reaches `npm start`. Each concurrent request
         // gets a fresh offline worker; a worker that misses the 10 s Lambda time-out is answered by
         // offline itself (as HTTP 200 with errorType/stackTrace), which is what this test catches.
+        // A node runs the functions in its agent's process: the same burst, one store.
         const { address } = freshNode();
         const replies = await parallel(50, () =>
           call('POST', '/publishers', { body: { ResourceAddress: address } }),
@@ -739,7 +740,8 @@ export function contractSuite(host: ContractHost): void {
 
       it('50 concurrent identical POST /subscriptions: one 201, 49 409s naming the same Location', async () => {
         // Offline runs one worker per in-flight request: start 50 createSubscription workers first
-        // (invalid bodies, 400), so that this test is about the service, not about cold starts.
+        // (invalid bodies, 400), so that this test is about the service, not about cold starts (on
+        // a node, one harmless wave).
         for (let wave = 0; wave < 4; wave++) {
           const warm = await parallel(50, () => call('POST', '/subscriptions', { body: {} }));
           if (!warm.some(isLambdaError)) break;
