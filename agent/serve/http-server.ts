@@ -4,7 +4,8 @@
  * path percent-decoded, the route's path parameters, lower-cased headers), and the function's
  * answer goes back as it is. HEAD takes GET's route and sends no body. What the gateway itself
  * refuses before any function runs (a path that is not percent-encoded UTF-8, a body too large to
- * read) is a problem document here too, as `npm start` answers it (scripts/offline-hapi.cjs).
+ * read, a request line too long or not HTTP) is a problem document here too, as `npm start`
+ * answers it (scripts/offline-hapi.cjs).
  */
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -39,8 +40,21 @@ export async function startHttpServer(options: {
       })
       .then((result) => send(response, request.method === 'HEAD', result));
   });
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+  // What Node's parser refuses before any route sees it: a problem document too, as npm start
+  // answers it (scripts/offline-hapi.cjs): 431 for a request line and headers over 16 KiB.
+  server.on('clientError', (error: Error & { code?: string }, socket) => {
+    if (!socket.writable || socket.destroyed) return;
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const refusal = problem(
+      tooLarge ? 431 : 400,
+      tooLarge
+        ? 'The request line and headers are longer than the server accepts (16 KiB in all): shorten the query string'
+        : 'The request is not valid HTTP/1.1',
+    );
+    const body = refusal.body ?? '';
+    socket.end(
+      `HTTP/1.1 ${refusal.statusCode} ${http.STATUS_CODES[refusal.statusCode ?? 400]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -88,7 +102,12 @@ async function answer(
       Array.isArray(value) ? value.join(',') : (value ?? ''),
     ]),
   );
-  const query = [...target.searchParams.entries()];
+  // A repeated parameter is one, its values joined by commas, as API Gateway gives it (and offline).
+  const query = new Map<string, string>();
+  for (const [name, value] of target.searchParams) {
+    const before = query.get(name);
+    query.set(name, before === undefined ? value : `${before},${value}`);
+  }
   const requestId = randomUUID();
   const event: HttpEvent = {
     version: '2.0',
@@ -96,7 +115,7 @@ async function answer(
     rawPath,
     rawQueryString: target.search.slice(1),
     headers,
-    ...(query.length > 0 ? { queryStringParameters: Object.fromEntries(query) } : {}),
+    ...(query.size > 0 ? { queryStringParameters: Object.fromEntries(query) } : {}),
     ...(route && Object.keys(route.pathParameters).length > 0
       ? { pathParameters: route.pathParameters }
       : {}),
