@@ -30,6 +30,12 @@ interface QueuedMessage extends ReceivedMessage {
 const PREFIX = 'queue#';
 /** SQS keeps a message at most 14 days; the node keeps its dead letters as long. */
 const RETENTION_MS = 14 * 24 * 3600 * 1000;
+/**
+ * A send is durable (fdatasync'd: what a function handed on survives a power cut). Receives,
+ * deletes and visibility changes are not: a power cut can only undo the newest of them, which
+ * brings a message back (at least once, never lost), as the local queue does (docs/local-queue.md).
+ */
+const BOOKKEEPING = { durable: false };
 const keyOf = (message: Pick<QueuedMessage, 'queue' | 'seq'>) =>
   `${PREFIX}${message.queue}#${String(message.seq).padStart(15, '0')}`;
 
@@ -57,7 +63,7 @@ export class NodeQueue implements QueuePort, PolledStore {
       this.queueOf(message.queue).push(message);
       this.seq = Math.max(this.seq, message.seq);
     }
-    if (recovered.length > 0) journal.commit(recovered);
+    if (recovered.length > 0) journal.commit(recovered, BOOKKEEPING);
   }
 
   async send(queue: QueueName, outgoing: readonly OutgoingMessage[]): Promise<void> {
@@ -125,7 +131,7 @@ export class NodeQueue implements QueuePort, PolledStore {
     }
     writes.push(...received.map((message) => ({ key: keyOf(message), value: message })));
     if (writes.length === 0) return [];
-    this.journal.commit(writes);
+    this.journal.commit(writes, BOOKKEEPING);
     const receivedBySeq = new Map(received.map((message) => [message.seq, message]));
     const movedFrom = new Set(moved.map((message) => message.messageId));
     this.messages.set(
@@ -144,7 +150,10 @@ export class NodeQueue implements QueuePort, PolledStore {
       (message) => message.receiptHandle !== null && handles.has(message.receiptHandle),
     );
     if (gone.length === 0) return;
-    this.journal.commit(gone.map((message) => ({ key: keyOf(message) })));
+    this.journal.commit(
+      gone.map((message) => ({ key: keyOf(message) })),
+      BOOKKEEPING,
+    );
     this.messages.set(
       queue,
       this.queueOf(queue).filter((message) => !gone.includes(message)),
@@ -192,7 +201,7 @@ export class NodeQueue implements QueuePort, PolledStore {
     const message = messages[i];
     if (!message) return;
     const changed = change(message);
-    this.journal.commit([{ key: keyOf(changed), value: changed }]);
+    this.journal.commit([{ key: keyOf(changed), value: changed }], BOOKKEEPING);
     messages[i] = changed;
   }
 }

@@ -39,7 +39,8 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
     attempts: readonly DeliveryAttempt[],
   ): Promise<PromiseSettledResult<LeaseOutcome>[]> {
     this.expired.sweepIfDue(Date.now());
-    return this.update(attempts, (a, cursor) => {
+    // Not synced: a lease a power cut undoes was held by an attempt the power cut ended too.
+    return this.update(LEASE_ONLY, attempts, (a, cursor) => {
       const refused = leaseRefusal(cursor ?? {}, a);
       if (refused) return [refused];
       return [
@@ -54,7 +55,8 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
    * meanwhile still records it, but only forward, and leaves another attempt's lease alone.
    */
   async completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
-    return this.update(attempts, (a, cursor) => {
+    // Synced: a cursor a power cut moved back could let an older event's retry follow a newer one.
+    return this.update({ durable: true }, attempts, (a, cursor) => {
       if (cursor?.leaseOwner === a.leaseOwner)
         return [undefined, { ...withoutLease(cursor), ...deliveredCursor(a) }];
       return movesForward(cursor, a.timeKey)
@@ -65,7 +67,7 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
 
   /** Only by the lease's holder; after a failed attempt, the same write keeps the failure. */
   async releaseDeliveryLease(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
-    const [result] = await this.update([a], (attempt, cursor) => {
+    const [result] = await this.update(LEASE_ONLY, [a], (attempt, cursor) => {
       if (cursor?.leaseOwner !== attempt.leaseOwner) return [undefined];
       return [undefined, { ...withoutLease(cursor), ...(failure ? { lastFailure: failure } : {}) }];
     });
@@ -111,6 +113,7 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
    * commit fails every attempt.
    */
   private update<A extends DeliveryAttempt, R>(
+    options: { durable: boolean },
     attempts: readonly A[],
     step: (a: A, cursor: DeliveryCursor | undefined) => [R] | [R, DeliveryCursor],
   ): PromiseSettledResult<R>[] {
@@ -122,13 +125,19 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
       return outcome;
     });
     try {
-      this.journal.commit([...written].map(([key, value]) => ({ key, value })));
+      this.journal.commit(
+        [...written].map(([key, value]) => ({ key, value })),
+        options,
+      );
     } catch (reason) {
       return attempts.map(() => ({ status: 'rejected', reason }));
     }
     return outcomes.map((value) => ({ status: 'fulfilled', value }));
   }
 }
+
+/** A lease taken or freed, a failure recorded: nothing a power cut may not undo. */
+const LEASE_ONLY = { durable: false };
 
 function keyOf(pair: DeliveryCursorKey): string {
   return diskKeys.cursor(pair.subscriptionId, pair.resourceAddress);

@@ -78,8 +78,15 @@ export class Journal {
     return found.sort(([a], [b]) => inStringOrder(a, b));
   }
 
-  /** Writes all of `writes` or none: on disk first (fdatasync'd), then in memory. */
-  commit(writes: readonly JournalWrite[]): void {
+  /**
+   * Writes all of `writes` or none: on disk first, then in memory. `durable` (the default)
+   * fdatasyncs before it returns, so a power cut cannot undo it; without, the line is in the
+   * kernel's hands when it returns (a SIGKILL cannot undo it) and reaches the disk with the next
+   * durable commit, which syncs every line before its own. Bookkeeping whose loss a power cut may
+   * cost (a delivery's lease, a queue's receive) skips the sync that acceptance must pay: the log
+   * is one append-only file, so what a power cut can lose is only its newest lines.
+   */
+  commit(writes: readonly JournalWrite[], { durable = true }: { durable?: boolean } = {}): void {
     if (writes.length === 0) return;
     const fd = this.openFd();
     const entries = writes.map((w): LogEntry => (w.value === undefined ? [w.key] : [w.key, w.value]));
@@ -89,7 +96,7 @@ export class Journal {
       // One write of the whole line: a crash tears at most this line, never an earlier one.
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written);
-      fdatasyncSync(fd);
+      if (durable) fdatasyncSync(fd);
     } catch (error) {
       // A full disk may leave part of the line: cut it off, or the next commit would continue it
       // and make a line that does not parse. Should even that fail, no commit may follow.
