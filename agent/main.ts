@@ -324,6 +324,8 @@ async function main(): Promise<void> {
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
+      // Said, so that a stop is told apart from a crash in the node's log.
+      log(`stopping on ${signal}`);
       for (const stop of stops) stop();
       sender.stop();
       void (node ? node.host.stop() : Promise.resolve()).finally(() => process.exit(0));
