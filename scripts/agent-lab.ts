@@ -171,6 +171,22 @@ export function startAgent(options: {
 }
 
 /**
+ * The agent's package as a node gets it: built (`npm run build:agent`), then installed into the
+ * empty folder `into` with npm. Returns the folder (its node_modules/.bin/ocloud-node-agent runs it).
+ */
+export function installAgentPackage(into: string): string {
+  const built = execFileSync('npm', ['run', '-s', 'build:agent'], { cwd: PROJECT_DIR, encoding: 'utf8' });
+  const tgz = built.trim().split(' ')[0] ?? '';
+  mkdirSync(into);
+  execFileSync(
+    'npm',
+    ['install', '--prefix', into, '--prefer-offline', '--no-fund', '--no-audit', '--loglevel=error', tgz],
+    { encoding: 'utf8' },
+  );
+  return into;
+}
+
+/**
  * Runs linuxptp's own `pmc` against a ptp4l's socket. pmc waits a moment for the answer and
  * prints only what it sent when none came (a busy machine): it is asked again, up to 5 times.
  */

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { expect } from 'vitest';
 import { BASE_PATH as API_PATH } from '../../lib/http/base-path';
 import type { ReceivedNotification } from '../support/consumer';
+import { bodyText } from '../support/http-event';
 import { assertDocumented } from '../support/openapi';
 
 export interface Reply {
@@ -33,12 +34,7 @@ export async function callApi(
   path: string,
   options: CallOptions = {},
 ): Promise<Reply> {
-  const body =
-    options.body === undefined
-      ? undefined
-      : typeof options.body === 'string'
-        ? options.body
-        : JSON.stringify(options.body);
+  const body = bodyText(options.body);
   const response = await fetch(`${base}${path}`, {
     method,
     redirect: 'manual',

@@ -8,8 +8,8 @@
  * it had accepted, in order, to the subscription it still has, whose secret its files never held
  * in clear.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -17,8 +17,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BASE_PATH as API_PATH } from '../../lib/http/base-path';
 import { version as packageVersion } from '../../package.json';
+import { installAgentPackage } from '../../scripts/agent-lab';
 import { freePort } from '../../scripts/dynamodb-local';
-import { PROJECT_DIR } from '../../scripts/processes';
 import { startConsumer } from '../support/consumer';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { rawRequest } from '../support/raw-http';
@@ -96,24 +96,7 @@ async function waitForNodeIdle(): Promise<void> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ocloud-node-contract-'));
   // The package, as a node gets it: built, then installed into an empty folder.
-  const built = execFileSync('npm', ['run', '-s', 'build:agent'], { cwd: PROJECT_DIR, encoding: 'utf8' });
-  const tgz = built.trim().split(' ')[0] ?? '';
-  const installed = join(dir, 'node');
-  mkdirSync(installed);
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--prefix',
-      installed,
-      '--prefer-offline',
-      '--no-fund',
-      '--no-audit',
-      '--loglevel=error',
-      tgz,
-    ],
-    { encoding: 'utf8' },
-  );
+  const installed = installAgentPackage(join(dir, 'node'));
   bin = join(installed, 'node_modules', '.bin', 'ocloud-node-agent');
   stateDir = join(dir, 'state');
   port = await freePort();

@@ -7,24 +7,8 @@
  * current-state.test.ts.)
  */
 import { describe, expect, it } from 'vitest';
-import { handler as createPublisher } from '../../functions/http/create-publisher';
-import { handler as createSubscription } from '../../functions/http/create-subscription';
-import { handler as deleteAllSubscriptions } from '../../functions/http/delete-all-subscriptions';
-import { handler as deletePublisher } from '../../functions/http/delete-publisher';
-import { handler as deleteSubscription } from '../../functions/http/delete-subscription';
-import { handler as getPublisher } from '../../functions/http/get-publisher';
-import { handler as getSubscription } from '../../functions/http/get-subscription';
+import { DEFAULT_ROUTE, ROUTE_HANDLERS } from '../../agent/serve/api-routes';
 import { handler as health } from '../../functions/http/health';
-import { handler as listDeadLetters } from '../../functions/http/list-dead-letters';
-import { handler as listDeliveries } from '../../functions/http/list-deliveries';
-import { handler as listPublishers } from '../../functions/http/list-publishers';
-import { handler as listSigningKeys } from '../../functions/http/list-signing-keys';
-import { handler as listSubscriptions } from '../../functions/http/list-subscriptions';
-import { handler as notFound } from '../../functions/http/not-found';
-import { handler as openApi } from '../../functions/http/openapi';
-import { handler as publishEvent } from '../../functions/http/publish-event';
-import { handler as redriveDeadLetters } from '../../functions/http/redrive-dead-letters';
-import { handler as rotateSecret } from '../../functions/http/rotate-subscription-secret';
 import { ROUTES } from '../../lib/http/routes';
 import { trackConsumers } from '../support/consumer';
 import { httpApiEvent, invoke } from '../support/http-event';
@@ -42,24 +26,12 @@ const ID = '3f1c7c1e-9d7a-4c55-8f0e-1b2a3c4d5e6f';
 const EMPTY_SEGMENT = 'the path has an empty segment (a trailing or doubled slash)';
 
 type Handler = Parameters<typeof invoke>[0];
+/** Every route's handler as serverless.yml names it (the node serves the same table: test/agent/node-routes.test.ts). */
 const HANDLERS: Record<string, unknown> = {
-  'POST /subscriptions': createSubscription,
-  'GET /subscriptions': listSubscriptions,
-  'DELETE /subscriptions': deleteAllSubscriptions,
-  'GET /subscriptions/{subscriptionId}': getSubscription,
-  'DELETE /subscriptions/{subscriptionId}': deleteSubscription,
-  'POST /subscriptions/{subscriptionId}/secret/rotate': rotateSecret,
-  'GET /subscriptions/{subscriptionId}/deliveries': listDeliveries,
-  'GET /subscriptions/{subscriptionId}/dead-letters': listDeadLetters,
-  'POST /subscriptions/{subscriptionId}/dead-letters/redrive': redriveDeadLetters,
-  'GET /publishers': listPublishers,
-  'POST /publishers': createPublisher,
-  'GET /publishers/{publisherId}': getPublisher,
-  'DELETE /publishers/{publisherId}': deletePublisher,
-  'POST /publishers/{publisherId}/events': publishEvent,
-  'GET /signing-keys': listSigningKeys,
+  ...Object.fromEntries(
+    Object.entries(ROUTE_HANDLERS).filter(([key]) => key !== 'GET /{ResourceAddress}/CurrentState'),
+  ),
   'GET /health': health,
-  'GET /openapi.json': openApi,
 };
 
 /** `path` as the route's own handler and as the `$default` route would receive it. */
@@ -69,7 +41,7 @@ async function bothWays(method: string, route: string, path: string, body?: unkn
     httpApiEvent({ method, path, routeKey, body, pathParameters: { subscriptionId: '', publisherId: '' } });
   return [
     await invoke(handler, event(`${method} ${route}`)),
-    await invoke(notFound as Handler, event('$default')),
+    await invoke(DEFAULT_ROUTE as Handler, event('$default')),
   ];
 }
 

@@ -2,6 +2,12 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { BASE_PATH } from '../../lib/http/base-path';
 import { assertDocumented } from './openapi';
 
+/** A request body as sent: a string as it is (malformed JSON on purpose), anything else as JSON. */
+export function bodyText(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  return typeof body === 'string' ? body : JSON.stringify(body);
+}
+
 /** A real-shaped API Gateway HTTP API (payload 2.0) event, as the route would receive it. */
 export function httpApiEvent(options: {
   method: string;
@@ -18,12 +24,7 @@ export function httpApiEvent(options: {
   const rawPath = `${BASE_PATH}${pathOnly}`;
   const query = new URLSearchParams(rawQueryString);
   const queryStringParameters = rawQueryString ? Object.fromEntries(query.entries()) : undefined;
-  const body =
-    options.body === undefined
-      ? undefined
-      : typeof options.body === 'string'
-        ? options.body
-        : JSON.stringify(options.body);
+  const body = bodyText(options.body);
   const now = new Date();
   return {
     version: '2.0',

@@ -1,28 +1,12 @@
-/**
- * The node agent's OS clock against a real chronyd pair (`npm run test:agent`; root, chrony,
- * linuxptp): an NTP server chronyd and a client chronyd in two network namespaces of the test's
- * own, both with `-x` (scripts/agent-lab.ts), the agent installed from its package
- * (`npm run build:agent`) into an empty folder and given the URL `npm start` printed, a combined
- * node that also follows a real grandmaster ptp4l, and a consumer subscribed through the service.
- */
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import {
-  appendFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   daemonsMissing,
+  installAgentPackage,
   notificationsAt,
-  PROJECT_DIR,
   post,
   startAgent,
   startChronydPair,
@@ -72,26 +56,7 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ocloud-chronyd-'));
     // The package, as a node gets it: built, then installed into an empty folder.
-    const built = execFileSync('npm', ['run', '-s', 'build:agent'], { cwd: PROJECT_DIR, encoding: 'utf8' });
-    const tgz = built.trim().split(' ')[0] ?? '';
-    installed = join(dir, 'node');
-    mkdirSync(installed);
-    execFileSync(
-      'npm',
-      [
-        'install',
-        '--prefix',
-        installed,
-        '--prefer-offline',
-        '--no-fund',
-        '--no-audit',
-        '--loglevel=error',
-        tgz,
-      ],
-      {
-        encoding: 'utf8',
-      },
-    );
+    installed = installAgentPackage(join(dir, 'node'));
     [service, consumer, chrony, ptp] = await Promise.all([
       startService(dir),
       startConsumer(),
