@@ -34,7 +34,7 @@ function keptSecret(path: string): string {
     return readFileSync(path, 'utf8').trim();
   } catch {
     const secret = randomBytes(32).toString('hex');
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     writeFileSync(path, secret, { mode: 0o600, flag: 'wx' });
     return secret;
   }
