@@ -24,10 +24,11 @@ import { Subscribe } from './domain/subscribe';
 import { SubscriptionDeliveries } from './domain/subscription-deliveries';
 import { Subscriptions } from './domain/subscriptions';
 import { type WebhookKeyStore, WebhookKeys } from './domain/webhook-keys';
-import { regionAdapters } from './hosts/region';
+import * as region from './hosts/region';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedDelivery } from './queue/queued-delivery';
 import { QueuedRemoval } from './queue/queued-removal';
+import type { SecretBox } from './secrets/secret-box';
 import { ClientTlsSource, fileTlsReader } from './tls/client-tls';
 import { secretTlsReader } from './tls/secret-tls-reader';
 
@@ -38,17 +39,20 @@ import { secretTlsReader } from './tls/secret-tls-reader';
  * the HTTP layer) is the same code, wired once below. Each builder is called at most once.
  */
 export interface HostAdapters {
-  /** The subscriptions, read without their signing secrets (for the functions that never sign). */
-  subscriptionStore(): SubscriptionStore;
-  /** The subscriptions with their signing secrets, sealed at rest: for the functions that sign or keep secrets. */
-  signingSubscriptionStore(): SubscriptionStore;
+  /**
+   * The subscriptions; with `box`, their signing secrets too, sealed at rest with it (for the
+   * functions that sign or keep secrets); without, reads leave them out.
+   */
+  subscriptionStore(box?: SecretBox): SubscriptionStore;
   publisherStore(): PublisherStore;
   deliveryCursors(): DeliveryCursorStore;
   deadLetters(): DeadLetterStore;
   counters(): CounterStore;
   storeHealth(): StoreHealth;
-  /** The `v1a` keys; `sealed`: with their private halves, sealed at rest (signers and the rotation). */
-  webhookKeyStore(sealed: boolean): WebhookKeyStore;
+  /** The `v1a` keys; with `box`, their private halves too, sealed at rest with it (signers and the rotation). */
+  webhookKeyStore(box?: SecretBox): WebhookKeyStore;
+  /** What seals signing secrets and private keys: a data key from KMS in the region, from a file on a node. */
+  secretBox(): SecretBox;
   queue(): QueuePort;
   /** Where accepted events go beside the host's own fan-out (a node's: its outbox to the region). */
   forwardAccepted?: DeliveryPort['eventAccepted'];
@@ -78,16 +82,13 @@ let installed: HostAdapters | undefined;
 
 /**
  * Makes `adapters` this process's host, before any piece is built: the node agent's `--serve`
- * calls it once at its start. Without it, the process is a function of the region.
+ * calls it once at its start. Without it, the process is a function of the region, whose adapters
+ * (lib/hosts/region.ts) each accessor below names on its own, so that a function's bundle holds
+ * only those its handler reaches.
  */
 export function serveWith(adapters: HostAdapters): void {
   if (instances.size > 0) throw new Error('serveWith() must be called before any service is used');
   installed = adapters;
-}
-
-function host(): HostAdapters {
-  installed ??= regionAdapters(settings.tableName);
-  return installed;
 }
 
 function userAgent(): string {
@@ -96,42 +97,62 @@ function userAgent(): string {
 
 /** The subscriptions, read without their signing secrets (for the functions that never sign). */
 export function subscriptionStore(): SubscriptionStore {
-  return kept(subscriptionStore, () => host().subscriptionStore());
+  return kept(subscriptionStore, () =>
+    installed ? installed.subscriptionStore() : region.subscriptionStore(),
+  );
+}
+
+/** Seals and opens signing secrets and private keys at rest. */
+export function secretBox(): SecretBox {
+  return kept(secretBox, () => (installed ? installed.secretBox() : region.secretBox()));
 }
 
 /** The subscriptions with their signing secrets: for the functions that sign or keep secrets. */
 export function signingSubscriptionStore(): SubscriptionStore {
-  return kept(signingSubscriptionStore, () => host().signingSubscriptionStore());
+  return kept(signingSubscriptionStore, () =>
+    installed ? installed.subscriptionStore(secretBox()) : region.subscriptionStore(secretBox()),
+  );
 }
 
 export function publisherStore(): PublisherStore {
-  return kept(publisherStore, () => host().publisherStore());
+  return kept(publisherStore, () => (installed ? installed.publisherStore() : region.publisherStore()));
 }
 
 export function deliveryCursors(): DeliveryCursorStore {
-  return kept(deliveryCursors, () => host().deliveryCursors());
+  return kept(deliveryCursors, () => (installed ? installed.deliveryCursors() : region.deliveryCursors()));
 }
 
 export function deadLetters(): DeadLetterStore {
-  return kept(deadLetters, () => host().deadLetters());
+  return kept(deadLetters, () => (installed ? installed.deadLetters() : region.deadLetters()));
 }
 
 export function counters(): CounterStore {
-  return kept(counters, () => host().counters());
+  return kept(counters, () => (installed ? installed.counters() : region.counters()));
 }
 
 export function storeHealth(): StoreHealth {
-  return kept(storeHealth, () => host().storeHealth());
+  return kept(storeHealth, () => (installed ? installed.storeHealth() : region.storeHealth()));
 }
 
 /** The `v1a` keys as the keys route lists them: public halves only, so it needs no KMS. */
 export function publishedWebhookKeys(): WebhookKeys {
-  return kept(publishedWebhookKeys, () => new WebhookKeys(host().webhookKeyStore(false), webhookKeyConfig()));
+  return kept(
+    publishedWebhookKeys,
+    () =>
+      new WebhookKeys(installed ? installed.webhookKeyStore() : region.webhookKeyStore(), webhookKeyConfig()),
+  );
 }
 
 /** The `v1a` keys with their private halves: for the functions that sign, and the daily rotation. */
 export function signingWebhookKeys(): WebhookKeys {
-  return kept(signingWebhookKeys, () => new WebhookKeys(host().webhookKeyStore(true), webhookKeyConfig()));
+  return kept(
+    signingWebhookKeys,
+    () =>
+      new WebhookKeys(
+        installed ? installed.webhookKeyStore(secretBox()) : region.webhookKeyStore(secretBox()),
+        webhookKeyConfig(),
+      ),
+  );
 }
 
 /** The TLS client identity and `v1a` key of the functions that send to consumers. */
@@ -152,7 +173,7 @@ export function networkPolicy(): NetworkPolicy {
 
 /** The host's queues: SQS in the region, an in-process queue on a node. */
 export function queue(): QueuePort {
-  return kept(queue, () => host().queue());
+  return kept(queue, () => (installed ? installed.queue() : region.queue()));
 }
 
 // The queue is resolved at the first send, so that a route which never enqueues (a subscribe to an
@@ -167,7 +188,7 @@ const queueOnFirstUse: QueuePort = {
 export function delivery(): DeliveryPort {
   return kept(delivery, () => {
     const queued = new QueuedDelivery(queueOnFirstUse);
-    const forward = host().forwardAccepted;
+    const forward = installed?.forwardAccepted;
     if (!forward) return queued;
     return {
       eventAccepted: async (accepted) => {
@@ -236,7 +257,7 @@ export function subscribe(): Subscribe {
           serviceCredentials(),
         ),
         delivery(),
-        host().scope,
+        installed?.scope,
       ),
   );
 }
@@ -249,7 +270,7 @@ export function rotateSecret(): RotateSecret {
 }
 
 export function publishers(): Publishers {
-  return kept(publishers, () => new Publishers(publisherStore(), host().scope));
+  return kept(publishers, () => new Publishers(publisherStore(), installed?.scope));
 }
 
 export function publish(): Publish {

@@ -58,18 +58,16 @@ const KEY_ROTATION_CHECK_MS = 24 * 3600 * 1000;
 
 export async function startNodeHost(options: NodeHostOptions): Promise<NodeHost> {
   const journal = Journal.open(join(options.stateDir, options.storeDir));
-  const box = new AesGcmSecretBox(localDataKey(signingKeyFile(options.stateDir)));
   const nodeQueue = new NodeQueue(journal);
   serveWith({
-    subscriptionStore: () => new DiskSubscriptionStore(journal),
-    signingSubscriptionStore: () => new DiskSubscriptionStore(journal, box),
+    subscriptionStore: (box) => new DiskSubscriptionStore(journal, box),
+    secretBox: () => new AesGcmSecretBox(localDataKey(signingKeyFile(options.stateDir))),
     publisherStore: () => new DiskPublisherStore(journal),
     deliveryCursors: () => new DiskDeliveryCursors(journal),
     deadLetters: () => new DiskDeadLetterStore(journal),
     counters: () => new DiskCounterStore(journal),
     storeHealth: () => new DiskStoreHealth(journal),
-    webhookKeyStore: (sealed) =>
-      sealed ? new DiskWebhookKeyStore(journal, box) : new DiskWebhookKeyStore(journal),
+    webhookKeyStore: (box) => new DiskWebhookKeyStore(journal, box),
     queue: () => nodeQueue,
     forwardAccepted: async (accepted: AcceptedEvent) =>
       options.forward({ address: accepted.resourceAddress, event: accepted.event }),

@@ -1,11 +1,10 @@
 /**
  * The region's adapters: the one DynamoDB table, SQS, KMS. What lib/services.ts wires the domain to
  * in every function, unless a host of its own is installed (a node's: agent/serve/node-host.ts).
- * Each piece is built on first use and kept for the process, so a function builds only what its
- * handler reaches and reads only its own settings.
+ * One function per adapter, each reached only through its accessor in lib/services.ts, so that a
+ * function's bundle holds only the adapters its handler uses (test/budgets/bundle-size.test.ts).
  */
-import { queueConfig, signingConfig } from '../config';
-import type { QueuePort } from '../queue/queue-port';
+import { config, queueConfig, signingConfig } from '../config';
 import { SqsQueue } from '../queue/sqs-queue';
 import { awsKms, kmsDataKey } from '../secrets/kms-data-key';
 import { localDataKey } from '../secrets/local-data-key';
@@ -21,44 +20,42 @@ import { DynamoWrappedKeyStore } from '../store/signing-key-store';
 import { DynamoSubscriptionStore } from '../store/subscription-store';
 import { DynamoWebhookKeyStore } from '../store/webhook-key-store';
 
-export function regionAdapters(tableName: string): HostAdapters {
-  let table: DynamoTable | undefined;
-  const theTable = () => {
-    table ??= new DynamoTable(documentClient(), tableName);
-    return table;
-  };
-  let box: AesGcmSecretBox | undefined;
-  // Encrypts signing secrets: the data key is read from a file locally, unwrapped by KMS when deployed.
-  const secretBox = () => {
-    if (!box) {
-      const key = signingConfig().key;
-      box = new AesGcmSecretBox(
-        key.kind === 'file'
-          ? localDataKey(key.path)
-          : kmsDataKey(awsKms(), key.keyId, new DynamoWrappedKeyStore(theTable())),
-      );
-    }
-    return box;
-  };
-  return {
-    subscriptionStore: () => new DynamoSubscriptionStore(theTable()),
-    signingSubscriptionStore: () => new DynamoSubscriptionStore(theTable(), secretBox()),
-    publisherStore: () => new DynamoPublisherStore(theTable()),
-    deliveryCursors: () => new DynamoDeliveryCursors(theTable()),
-    deadLetters: () => new DynamoDeadLetterStore(theTable()),
-    counters: () => new DynamoCounterStore(theTable()),
-    storeHealth: () => theTable(),
-    webhookKeyStore: (sealed) =>
-      sealed ? new DynamoWebhookKeyStore(theTable(), secretBox()) : new DynamoWebhookKeyStore(theTable()),
-    // SQS, deployed and locally (`npm start` and the tests run a local queue that speaks its protocol).
-    queue: (): QueuePort => {
-      const urls = queueConfig();
-      return new SqsQueue({
-        'fan-out': urls.fanOutUrl,
-        delivery: urls.deliveryUrl,
-        'dead-letter': urls.deadLetterUrl,
-        cleanup: urls.cleanupUrl,
-      });
-    },
-  };
+let theTable: DynamoTable | undefined;
+
+/** The one table, built on first use (its name is a setting every function shares, read at init). */
+function table(): DynamoTable {
+  theTable ??= new DynamoTable(documentClient(), config().tableName);
+  return theTable;
 }
+
+export const subscriptionStore: HostAdapters['subscriptionStore'] = (box) =>
+  new DynamoSubscriptionStore(table(), box);
+
+/** The data key is read from a file locally, unwrapped by KMS when deployed. */
+export const secretBox: HostAdapters['secretBox'] = () => {
+  const key = signingConfig().key;
+  return new AesGcmSecretBox(
+    key.kind === 'file'
+      ? localDataKey(key.path)
+      : kmsDataKey(awsKms(), key.keyId, new DynamoWrappedKeyStore(table())),
+  );
+};
+
+export const publisherStore: HostAdapters['publisherStore'] = () => new DynamoPublisherStore(table());
+export const deliveryCursors: HostAdapters['deliveryCursors'] = () => new DynamoDeliveryCursors(table());
+export const deadLetters: HostAdapters['deadLetters'] = () => new DynamoDeadLetterStore(table());
+export const counters: HostAdapters['counters'] = () => new DynamoCounterStore(table());
+export const storeHealth: HostAdapters['storeHealth'] = () => table();
+export const webhookKeyStore: HostAdapters['webhookKeyStore'] = (box) =>
+  new DynamoWebhookKeyStore(table(), box);
+
+/** SQS, deployed and locally (`npm start` and the tests run a local queue that speaks its protocol). */
+export const queue: HostAdapters['queue'] = () => {
+  const urls = queueConfig();
+  return new SqsQueue({
+    'fan-out': urls.fanOutUrl,
+    delivery: urls.deliveryUrl,
+    'dead-letter': urls.deadLetterUrl,
+    cleanup: urls.cleanupUrl,
+  });
+};
