@@ -12,10 +12,12 @@ import type {
   DeadLetterStore,
   DeliveryCursorStore,
   DeliveryPort,
+  ProducerGrantStore,
   PublisherStore,
   StoreHealth,
   SubscriptionStore,
 } from './domain/ports';
+import { ProducerAccess } from './domain/producers';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
 import { RotateSecret } from './domain/rotate-secret';
@@ -35,6 +37,7 @@ import { DynamoDeadLetterStore } from './store/dead-letter-store';
 import { DynamoDeliveryCursors } from './store/delivery-cursors';
 import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
+import { DynamoProducerGrantStore } from './store/producer-grant-store';
 import { DynamoPublisherStore } from './store/publisher-store';
 import { DynamoWrappedKeyStore } from './store/signing-key-store';
 import { DynamoSubscriptionStore } from './store/subscription-store';
@@ -236,7 +239,7 @@ export function rotateSecret(): RotateSecret {
 }
 
 export function publishers(): Publishers {
-  return kept(publishers, () => new Publishers(publisherStore()));
+  return kept(publishers, () => new Publishers(publisherStore(), producerAccess()));
 }
 
 export function publish(): Publish {
@@ -248,4 +251,14 @@ export function publish(): Publish {
         timeToleranceMs: settings.eventTimeToleranceMs,
       }),
   );
+}
+
+/** The address prefixes operators grant producer principals (`npm run grants`). */
+export function producerGrants(): ProducerGrantStore {
+  return kept(producerGrants, () => new DynamoProducerGrantStore(table()));
+}
+
+/** Registration's check of the producer's grants (docs/security.md). */
+export function producerAccess(): ProducerAccess {
+  return kept(producerAccess, () => new ProducerAccess(producerGrants(), settings.stage));
 }

@@ -21,7 +21,15 @@ export interface Publisher {
   readonly resourceAddress: string;
   readonly endpointUri: string | undefined;
   readonly createdAt: string;
+  /**
+   * The producer principal that registered it, the only one that may publish through it or
+   * delete it; absent on publishers registered before owners were kept (anyone may).
+   */
+  readonly owner?: string | undefined;
 }
+
+/** A publisher delete: done, nothing to delete, or refused because another principal owns it. */
+export type DeletePublisherOutcome = 'deleted' | 'absent' | 'not-owner';
 
 /** What the service knows of one publisher address: who publishes there and its latest event. */
 export interface PublisherState {
@@ -37,7 +45,9 @@ export type AcceptOutcome =
   /** The event's `source` is not a resource part of the publisher's address. */
   | { readonly kind: 'wrong-source'; readonly publisherAddress: string }
   /** A `data.values[].ResourceAddress` lies outside the publisher's address. */
-  | { readonly kind: 'value-outside'; readonly publisherAddress: string };
+  | { readonly kind: 'value-outside'; readonly publisherAddress: string }
+  /** The publisher belongs to another producer principal. */
+  | { readonly kind: 'not-owner'; readonly publisherAddress: string };
 
 export interface EventToAccept {
   readonly publisherId: string;
@@ -48,6 +58,8 @@ export interface EventToAccept {
   readonly dedupExpiresAt: number;
   /** The addresses the publisher may have: at or above every `data.values[].ResourceAddress`. */
   readonly publisherAddresses: readonly string[];
+  /** The publishing principal: the publisher must be its own (or have no owner). */
+  readonly producer?: string | undefined;
 }
 
 export interface SubscribeCheckKeys {

@@ -8,6 +8,7 @@ import type {
   AttemptFailure,
   CompletedAttempt,
   DeadLetterRecord,
+  DeletePublisherOutcome,
   DeliveryAttempt,
   DeliveryStatus,
   EventToAccept,
@@ -146,13 +147,16 @@ export interface PublisherStore {
   getPublisher(id: string): Promise<Publisher | undefined>;
   /** One page of the publishers, or of those at or under `resourceAddress` (ordered by address). */
   listPublishers(resourceAddress: string | undefined, page: PageRequest): Promise<Page<Publisher>>;
-  /** Deletes the publisher and its current state; false when there was none to delete. */
-  deletePublisher(id: string): Promise<boolean>;
+  /**
+   * Deletes the publisher and its current state, unless it belongs to a principal other than
+   * `owner` (`not-owner`); `absent` when there was none to delete.
+   */
+  deletePublisher(id: string, owner: string): Promise<DeletePublisherOutcome>;
   getState(publisherId: string): Promise<PublisherState | undefined>;
   /**
    * Makes the event the publisher's current state, atomically with remembering its (`source`,
    * `id`), if the publisher exists, the source fits its address, the event is new and no older
-   * than the current state. The address need not be known to call this.
+   * than the current state, and `producer` (when given) owns it. The address need not be known to call this.
    */
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
@@ -193,6 +197,17 @@ export interface DeadLetterStore {
   /** One page of the subscription's dead letters, oldest event first. */
   listDeadLetters(subscription: Subscription, page: PageRequest): Promise<Page<DeadLetterRecord>>;
   removeDeadLetters(letters: readonly DeadLetterRecord[]): Promise<void>;
+}
+
+/** The address prefixes an operator granted each producer principal (`npm run grants`). */
+export interface ProducerGrantStore {
+  /** The prefixes granted to `principal` (one read). */
+  grantsOf(principal: string): Promise<string[]>;
+  addGrant(principal: string, prefix: string): Promise<void>;
+  /** False when the principal held no such grant. */
+  removeGrant(principal: string, prefix: string): Promise<boolean>;
+  /** Every principal's grants. */
+  listGrants(): Promise<{ principal: string; prefixes: string[] }[]>;
 }
 
 /** The exact counts of subscriptions and publishers, kept as each is made or removed. */

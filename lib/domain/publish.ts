@@ -10,6 +10,7 @@ import {
 } from './event';
 import { isServiceId } from './ids';
 import type { DeliveryPort, PublisherStore } from './ports';
+import { notTheOwner, type Producer, UNNAMED } from './producers';
 import { publisherNotFound } from './publishers';
 
 export type PublishResult =
@@ -42,10 +43,10 @@ export class Publish {
   ) {}
 
   /** A new event becomes the current state and goes to delivery; a repeat or an older one does not. */
-  async publish(publisherId: string, body: unknown): Promise<PublishResult> {
+  async publish(publisherId: string, body: unknown, producer: Producer = UNNAMED): Promise<PublishResult> {
     const known = this.addresses.get(publisherId);
     if (known !== undefined)
-      return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known);
+      return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known, producer);
     if (!isServiceId(publisherId)) throw publisherNotFound(publisherId);
     // Not known to this instance yet: its address is read while the event is accepted, since the
     // accept transaction checks the source itself. A cold instance's publish then waits for one
@@ -64,7 +65,7 @@ export class Publish {
       if ((await address) === undefined) throw publisherNotFound(publisherId);
       throw error;
     }
-    return this.accept(publisherId, validated, address);
+    return this.accept(publisherId, validated, address, producer);
   }
 
   /** A producer's clock that runs ahead would freeze its address's state: refuse such an event. */
@@ -83,6 +84,7 @@ export class Publish {
     publisherId: string,
     { event, timeKey }: ValidatedEvent,
     address: string | Promise<string | undefined>,
+    producer: Producer,
   ): Promise<PublishResult> {
     const acceptedAt = new Date(this.clock());
     const [accepted, read] = await Promise.allSettled([
@@ -93,6 +95,7 @@ export class Publish {
         acceptedAt: acceptedAt.toISOString(),
         dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.settings.dedupTtlSeconds,
         publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
+        producer: producer.principal,
       }),
       address,
     ]);
@@ -106,6 +109,8 @@ export class Publish {
         throw wrongSource(event.source, outcome.publisherAddress);
       case 'value-outside':
         throw firstValueOutside(event.data.values, outcome.publisherAddress, event.source);
+      case 'not-owner':
+        throw notTheOwner(producer, outcome.publisherAddress, 'publish through it');
       case 'duplicate':
       case 'stale':
         return { kind: 'ignored', reason: outcome.kind, event };

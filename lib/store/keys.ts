@@ -82,6 +82,12 @@ export const keys = {
     pk: `EVENT#${publisherId}#${source}#${id}`,
     sk: 'EVENT',
   }),
+  /**
+   * The address prefixes granted to a producer principal (`grants`, a string set), listed with
+   * the others through `byList` (`PRODUCERS` / the principal).
+   */
+  producerGrants: (principal: string) => ({ pk: `PRODUCER#${owner(principal)}`, sk: 'GRANTS' }),
+  producers: 'PRODUCERS',
   counters: 'COUNTERS',
   counterShard: (kind: CounterKind) => ({
     pk: 'COUNTERS',

@@ -1,5 +1,6 @@
 import type {
   AcceptOutcome,
+  DeletePublisherOutcome,
   EventToAccept,
   Page,
   PageRequest,
@@ -46,9 +47,10 @@ export class DynamoPublisherStore implements PublisherStore {
     return { items: page.items.map(publisherOfState), next: page.next };
   }
 
-  async deletePublisher(id: string): Promise<boolean> {
-    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id));
-    return !failure;
+  async deletePublisher(id: string, owner: string): Promise<DeletePublisherOutcome> {
+    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id, owner));
+    if (!failure) return 'deleted';
+    return failure[0]?.Item ? 'not-owner' : 'absent';
   }
 
   async getState(publisherId: string): Promise<PublisherState | undefined> {
@@ -65,6 +67,9 @@ export class DynamoPublisherStore implements PublisherStore {
     if (stateCheck?.Code === 'ConditionalCheckFailed') {
       const state = stateCheck.Item;
       if (!state) return { kind: 'unknown-publisher' };
+      if (e.producer !== undefined && typeof state.owner === 'string' && state.owner !== e.producer) {
+        return { kind: 'not-owner', publisherAddress: String(state.resourceAddress) };
+      }
       const sources = state.sources instanceof Set ? (state.sources as Set<unknown>) : new Set();
       if (!sources.has(e.event.source)) {
         return { kind: 'wrong-source', publisherAddress: String(state.resourceAddress) };

@@ -175,9 +175,14 @@ export function acceptEventWrites(tableName: string, e: EventToAccept): Transact
         UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
         ConditionExpression:
           'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)' +
-          addressCondition,
-        ExpressionAttributeNames: { '#event': 'event' },
+          addressCondition +
+          (e.producer === undefined ? '' : ' AND (attribute_not_exists(#owner) OR #owner = :producer)'),
+        ExpressionAttributeNames: {
+          '#event': 'event',
+          ...(e.producer === undefined ? {} : { '#owner': 'owner' }),
+        },
         ExpressionAttributeValues: {
+          ...(e.producer === undefined ? {} : { ':producer': e.producer }),
           ':event': JSON.stringify(e.event),
           ':source': e.event.source,
           ':timeKey': e.timeKey,
@@ -201,11 +206,22 @@ export function createPublisherWrites(tableName: string, p: Publisher): Transact
   ];
 }
 
-/** The publisher's record (only if it exists), its state with it, and the counter. */
-export function deletePublisherWrites(tableName: string, id: string): TransactItem[] {
+/**
+ * The publisher's record (only if it exists and is `owner`'s, or has no owner), its state with it,
+ * and the counter. Item 0's cancellation reason carries the record, so a refusal tells absent from
+ * another's.
+ */
+export function deletePublisherWrites(tableName: string, id: string, owner: string): TransactItem[] {
   return [
     {
-      Delete: { TableName: tableName, Key: keys.publisher(id), ConditionExpression: 'attribute_exists(pk)' },
+      Delete: {
+        TableName: tableName,
+        Key: keys.publisher(id),
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner = :owner)',
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
     },
     { Delete: { TableName: tableName, Key: keys.publisherState(id) } },
     countBy(tableName, 'publishers', -1),

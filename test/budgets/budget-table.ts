@@ -64,6 +64,9 @@ export const CALL_BUDGETS: readonly CallBudget[] = [
   { fn: 'openApi',                               call: NO_CALL,                          requests:  0, read:   0, write:  0 },
   { fn: 'notFound',                              call: NO_CALL,                          requests:  0, read:   0, write:  0 },
   { fn: 'createPublisher',                       call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 10 },
+  // Issue 41: a named producer's grants are one GetItem before the transaction.
+  { fn: 'createPublisher: a named producer',     call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
+  { fn: 'createPublisher: a named producer',     call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 10 },
   { fn: 'getPublisher',                          call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
   { fn: 'deletePublisher',                       call: 'DynamoDB TransactWriteItems',    requests:  1, read:   0, write: 10 },
   { fn: 'deleteAllSubscriptions',                call: 'DynamoDB Query',                 requests:  1, read:   1, write:  0 },

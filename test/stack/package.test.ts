@@ -252,7 +252,7 @@ describe('serverless package --stage prod', () => {
       GetCurrentState: ['dynamodb:GetItem'],
       ListPublishers: ['dynamodb:Query'],
       Health: ['dynamodb:GetItem'],
-      CreatePublisher: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      CreatePublisher: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       GetPublisher: ['dynamodb:GetItem'],
       DeletePublisher: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
       PublishEvent: [
@@ -777,6 +777,12 @@ async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
         await waitForQueueIdle();
       })),
       ...(await captureEmf(() => emitGauges({}, lambdaContext()))),
+      // The refusals of issue 41: a producer without a grant, another principal's publish.
+      ...(await captureEmf(async () => {
+        const stranger = { headers: { 'x-producer-id': 'stranger' } };
+        expect((await api.createPublisher({ ResourceAddress: `${node}/other` }, stranger)).status).toBe(403);
+        expect((await api.publish(publisherId, lockStateEvent({ node }), stranger)).status).toBe(403);
+      })),
     );
   } finally {
     await Promise.all([accepting.close(), refusing.close()]);

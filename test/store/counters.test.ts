@@ -115,7 +115,7 @@ describe('race safety and exact counters', () => {
         if (created) publishers.push(id);
       } else if (roll < 0.15 && publishers.length > 0) {
         const id = publishers.splice(Math.floor(random() * publishers.length), 1)[0];
-        if (id) await publisherStore.deletePublisher(id);
+        if (id) await publisherStore.deletePublisher(id, 'anonymous');
       } else if (roll < 0.6 || live.length === 0) {
         // Some creates repeat an existing (address, endpoint) pair and must not count twice.
         const endpoint = `${SINK}/${Math.floor(random() * 300)}`;
