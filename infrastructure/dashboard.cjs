@@ -66,6 +66,7 @@ module.exports = async ({ resolveVariable }) => {
       widget(0, 18, 'Refusals per minute (docs/security.md)', [
         ours('ProducerGrantRefusals', 'Sum'),
         ours('PublisherOwnershipRefusals', 'Sum'),
+        ours('QuotaRefusals', 'Sum'),
       ]),
       {
         type: 'alarm',

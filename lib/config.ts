@@ -406,3 +406,29 @@ export function webhookKeyConfig(): WebhookKeyConfig {
   loadedWebhookKeys ??= loadWebhookKeyConfig(process.env);
   return loadedWebhookKeys;
 }
+
+/**
+ * The fleet's limits on one caller (docs/security.md): the quotas, read by the functions that
+ * enforce them when they first do. Deployed, each is a stage parameter of the same name in
+ * camelCase (serverless.yml); locally, `npm start` passes the variable from the shell.
+ */
+export interface LimitsConfig {
+  /** At most this many live subscriptions per owner (SUBSCRIPTIONS_PER_OWNER). */
+  readonly subscriptionsPerOwner: number;
+  /** At most this many publishers registered by one producer principal (PUBLISHERS_PER_PRODUCER). */
+  readonly publishersPerProducer: number;
+}
+
+export function loadLimitsConfig(env: Env): LimitsConfig {
+  return {
+    subscriptionsPerOwner: positiveInt(env, 'SUBSCRIPTIONS_PER_OWNER', 1000, 10_000_000),
+    publishersPerProducer: positiveInt(env, 'PUBLISHERS_PER_PRODUCER', 100, 10_000_000),
+  };
+}
+
+let loadedLimits: LimitsConfig | undefined;
+
+export function limitsConfig(): LimitsConfig {
+  loadedLimits ??= loadLimitsConfig(process.env);
+  return loadedLimits;
+}

@@ -1,5 +1,12 @@
 import type { Backoff } from './backoff';
-import { config, deliveryConfig, endpointTlsConfig, signingConfig, webhookKeyConfig } from './config';
+import {
+  config,
+  deliveryConfig,
+  endpointTlsConfig,
+  limitsConfig,
+  signingConfig,
+  webhookKeyConfig,
+} from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
@@ -20,6 +27,7 @@ import type {
 import { ProducerAccess } from './domain/producers';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
+import type { Quota } from './domain/quotas';
 import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
 import { SubscriptionDeliveries } from './domain/subscription-deliveries';
@@ -227,6 +235,7 @@ export function subscribe(): Subscribe {
           serviceCredentials(),
         ),
         delivery(),
+        subscriptionQuota(),
       ),
   );
 }
@@ -239,7 +248,7 @@ export function rotateSecret(): RotateSecret {
 }
 
 export function publishers(): Publishers {
-  return kept(publishers, () => new Publishers(publisherStore(), producerAccess()));
+  return kept(publishers, () => new Publishers(publisherStore(), producerAccess(), publisherQuota()));
 }
 
 export function publish(): Publish {
@@ -261,4 +270,24 @@ export function producerGrants(): ProducerGrantStore {
 /** Registration's check of the producer's grants (docs/security.md). */
 export function producerAccess(): ProducerAccess {
   return kept(producerAccess, () => new ProducerAccess(producerGrants(), settings.stage));
+}
+
+/** The quota of subscriptions per owner (docs/security.md). */
+export function subscriptionQuota(): Quota {
+  return kept(subscriptionQuota, () => ({
+    name: 'subscriptions per owner',
+    value: limitsConfig().subscriptionsPerOwner,
+    parameter: 'subscriptionsPerOwner',
+    variable: 'SUBSCRIPTIONS_PER_OWNER',
+  }));
+}
+
+/** The quota of publishers per producer principal (docs/security.md). */
+export function publisherQuota(): Quota {
+  return kept(publisherQuota, () => ({
+    name: 'publishers per producer principal',
+    value: limitsConfig().publishersPerProducer,
+    parameter: 'publishersPerProducer',
+    variable: 'PUBLISHERS_PER_PRODUCER',
+  }));
 }

@@ -28,6 +28,9 @@ export interface Publisher {
   readonly owner?: string | undefined;
 }
 
+/** A publisher create: done, there is one at the address already, or its owner's quota is reached. */
+export type CreatePublisherOutcome = 'created' | 'exists' | 'over-quota';
+
 /** A publisher delete: done, nothing to delete, or refused because another principal owns it. */
 export type DeletePublisherOutcome = 'deleted' | 'absent' | 'not-owner';
 
@@ -75,6 +78,8 @@ export interface SubscribeCheck {
   readonly states: readonly PublisherState[];
   /** The owner's generation as the check read it: handed back to the create, which then need not read it. */
   readonly generation: number;
+  /** How many live subscriptions the owner has (the subscriptions-per-owner quota). */
+  readonly ownerCount: number;
 }
 
 /** The event a new subscription received as its initial notification (the sanity check). */

@@ -7,6 +7,7 @@ import type {
   AcceptOutcome,
   AttemptFailure,
   CompletedAttempt,
+  CreatePublisherOutcome,
   DeadLetterRecord,
   DeletePublisherOutcome,
   DeliveryAttempt,
@@ -142,16 +143,21 @@ export interface SubscriptionStore {
 }
 
 export interface PublisherStore {
-  /** False when the publisher exists already (ids follow from addresses: same address, same id). */
-  createPublisher(publisher: Publisher): Promise<boolean>;
+  /**
+   * Creates the publisher unless it exists (ids follow from addresses: same address, same id).
+   * With `quota`, counts it against its owner, refused (`over-quota`) when the owner already has
+   * that many; without, its owner's count is not kept (the local stage's unnamed producer).
+   */
+  createPublisher(publisher: Publisher, quota?: number): Promise<CreatePublisherOutcome>;
   getPublisher(id: string): Promise<Publisher | undefined>;
   /** One page of the publishers, or of those at or under `resourceAddress` (ordered by address). */
   listPublishers(resourceAddress: string | undefined, page: PageRequest): Promise<Page<Publisher>>;
   /**
    * Deletes the publisher and its current state, unless it belongs to a principal other than
-   * `owner` (`not-owner`); `absent` when there was none to delete.
+   * `owner` (`not-owner`); `absent` when there was none to delete. `counted`: the owner's count
+   * is kept (it was created with a quota), and goes down by one.
    */
-  deletePublisher(id: string, owner: string): Promise<DeletePublisherOutcome>;
+  deletePublisher(id: string, owner: string, counted: boolean): Promise<DeletePublisherOutcome>;
   getState(publisherId: string): Promise<PublisherState | undefined>;
   /**
    * Makes the event the publisher's current state, atomically with remembering its (`source`,

@@ -6,6 +6,7 @@ import { requireExactMemberNames } from './member-names';
 import type { Page, PageRequest, Publisher } from './model';
 import type { PublisherStore } from './ports';
 import { notTheOwner, type Producer, type ProducerAccess, UNNAMED } from './producers';
+import { type Quota, quotaReached } from './quotas';
 import { normaliseResourceAddress } from './resource-address';
 
 export type RegisterPublisherResult =
@@ -18,6 +19,8 @@ export class Publishers {
     private readonly store: PublisherStore,
     /** The operator's grants; without it (a node serving its own API) every producer may register. */
     private readonly access?: ProducerAccess,
+    /** At most this many publishers per producer principal; none: no quota. */
+    private readonly quota?: Quota,
   ) {}
 
   /**
@@ -42,7 +45,18 @@ export class Publishers {
       createdAt: new Date().toISOString(),
       owner: producer.principal,
     };
-    if (await this.store.createPublisher(publisher)) return { kind: 'created', publisher };
+    // The unnamed producer of the local stage is not counted (it is every tool's, and one item
+    // counting every registration would be a hot key); every other principal is.
+    const quota = producer.grantedAll ? undefined : this.quota;
+    const outcome = await this.store.createPublisher(publisher, quota?.value);
+    if (outcome === 'created') return { kind: 'created', publisher };
+    if (outcome === 'over-quota' && quota) {
+      throw quotaReached(`Producer ${producer.principal} has registered ${quota.value} publishers`, quota, {
+        rule: 'quota',
+        principal: producer.principal,
+        address: resourceAddress,
+      });
+    }
     // Rare: read who has it, so that another principal learns the rule rather than where it is.
     const existing = await this.store.getPublisher(publisher.id);
     if (existing?.owner !== undefined && existing.owner !== producer.principal) {
@@ -75,7 +89,7 @@ export class Publishers {
   /** Deletes the publisher if `producer` registered it (403 if another principal did). */
   async delete(id: string, producer: Producer = UNNAMED): Promise<void> {
     if (!isServiceId(id)) throw publisherNotFound(id);
-    const outcome = await this.store.deletePublisher(id, producer.principal);
+    const outcome = await this.store.deletePublisher(id, producer.principal, !producer.grantedAll);
     if (outcome === 'absent') throw publisherNotFound(id);
     if (outcome === 'not-owner') throw notTheOwner(producer, undefined, 'delete it');
   }

@@ -88,6 +88,8 @@ export const keys = {
    */
   producerGrants: (principal: string) => ({ pk: `PRODUCER#${owner(principal)}`, sk: 'GRANTS' }),
   producers: 'PRODUCERS',
+  /** How many publishers a producer principal registered (`count`): the publishers-per-producer quota. */
+  producerPublishers: (principal: string) => ({ pk: `PRODUCER#${owner(principal)}`, sk: 'PUBLISHERS' }),
   counters: 'COUNTERS',
   counterShard: (kind: CounterKind) => ({
     pk: 'COUNTERS',

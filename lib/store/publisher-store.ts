@@ -1,5 +1,6 @@
 import type {
   AcceptOutcome,
+  CreatePublisherOutcome,
   DeletePublisherOutcome,
   EventToAccept,
   Page,
@@ -17,10 +18,11 @@ export class DynamoPublisherStore implements PublisherStore {
   constructor(private readonly table: DynamoTable) {}
 
   /** The condition on the publisher's id is its address's uniqueness: the id follows from the address. */
-  async createPublisher(p: Publisher): Promise<boolean> {
-    const failure = await this.table.transact(createPublisherWrites(this.table.name, p));
-    if (!failure) return true;
-    if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
+  async createPublisher(p: Publisher, quota?: number): Promise<CreatePublisherOutcome> {
+    const failure = await this.table.transact(createPublisherWrites(this.table.name, p, quota));
+    if (!failure) return 'created';
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return 'exists';
+    if (failure[3]?.Code === 'ConditionalCheckFailed') return 'over-quota';
     throw new Error(`publisher create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
   }
 
@@ -47,10 +49,14 @@ export class DynamoPublisherStore implements PublisherStore {
     return { items: page.items.map(publisherOfState), next: page.next };
   }
 
-  async deletePublisher(id: string, owner: string): Promise<DeletePublisherOutcome> {
-    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id, owner));
+  async deletePublisher(id: string, owner: string, counted: boolean): Promise<DeletePublisherOutcome> {
+    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id, owner, { counted }));
     if (!failure) return 'deleted';
-    return failure[0]?.Item ? 'not-owner' : 'absent';
+    const record = failure[0]?.Item;
+    if (!record) return 'absent';
+    // Registered before owners were kept, so never counted: deleted without the count.
+    if (counted && record.owner === undefined) return this.deletePublisher(id, owner, false);
+    return 'not-owner';
   }
 
   async getState(publisherId: string): Promise<PublisherState | undefined> {

@@ -195,14 +195,32 @@ export function acceptEventWrites(tableName: string, e: EventToAccept): Transact
   ];
 }
 
-/** The publisher's record (only if its id, hence its address, is new), its state item and the counter. */
-export function createPublisherWrites(tableName: string, p: Publisher): TransactItem[] {
+/**
+ * The publisher's record (only if its id, hence its address, is new), its state item and the
+ * counter; with `quota`, also its owner's count, on the condition that it is below the quota
+ * (item 3).
+ */
+export function createPublisherWrites(tableName: string, p: Publisher, quota?: number): TransactItem[] {
   return [
     {
       Put: { TableName: tableName, Item: publisherItem(p), ConditionExpression: 'attribute_not_exists(pk)' },
     },
     { Put: { TableName: tableName, Item: publisherStateItem(p) } },
     countBy(tableName, 'publishers', 1),
+    ...(quota === undefined || p.owner === undefined
+      ? []
+      : [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.producerPublishers(p.owner),
+              UpdateExpression: 'ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :quota',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':one': 1, ':quota': quota },
+            },
+          },
+        ]),
   ];
 }
 
@@ -211,13 +229,23 @@ export function createPublisherWrites(tableName: string, p: Publisher): Transact
  * and the counter. Item 0's cancellation reason carries the record, so a refusal tells absent from
  * another's.
  */
-export function deletePublisherWrites(tableName: string, id: string, owner: string): TransactItem[] {
+export function deletePublisherWrites(
+  tableName: string,
+  id: string,
+  owner: string,
+  options: { counted: boolean },
+): TransactItem[] {
+  // Counted: only a publisher `owner` registered, whose count then goes down; one registered
+  // before owners were kept is deleted by the same call without it (publisher-store.ts).
+  const condition = options.counted
+    ? 'attribute_exists(pk) AND #owner = :owner'
+    : 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner = :owner)';
   return [
     {
       Delete: {
         TableName: tableName,
         Key: keys.publisher(id),
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner = :owner)',
+        ConditionExpression: condition,
         ExpressionAttributeNames: { '#owner': 'owner' },
         ExpressionAttributeValues: { ':owner': owner },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
@@ -225,5 +253,18 @@ export function deletePublisherWrites(tableName: string, id: string, owner: stri
     },
     { Delete: { TableName: tableName, Key: keys.publisherState(id) } },
     countBy(tableName, 'publishers', -1),
+    ...(options.counted
+      ? [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.producerPublishers(owner),
+              UpdateExpression: 'ADD #count :minusOne',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+        ]
+      : []),
   ];
 }

@@ -8,6 +8,7 @@ import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
 import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
 import queues from '../../lib/queue/queues.json';
+import { producerGrants } from '../../lib/services';
 import { deadLetterItem } from '../../lib/store/dead-letter-store';
 import tableSchema from '../../lib/store/table-schema.json';
 import packageJson from '../../package.json';
@@ -840,6 +841,16 @@ async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
         const stranger = { headers: { 'x-producer-id': 'stranger' } };
         expect((await api.createPublisher({ ResourceAddress: `${node}/other` }, stranger)).status).toBe(403);
         expect((await api.publish(publisherId, lockStateEvent({ node }), stranger)).status).toBe(403);
+        // A producer over its quota of publishers (100 by default).
+        const counted = { headers: { 'x-producer-id': 'counted' } };
+        await producerGrants().addGrant('local:counted', node);
+        for (let i = 0; i < 100; i++) {
+          const created = await api.createPublisher({ ResourceAddress: `${node}/counted-${i}` }, counted);
+          expect(created.status).toBe(201);
+        }
+        expect((await api.createPublisher({ ResourceAddress: `${node}/counted-100` }, counted)).status).toBe(
+          403,
+        );
       })),
     );
   } finally {

@@ -78,12 +78,13 @@ export const api = {
       routeKey: `GET ${BASE_PATH}/subscriptions/{subscriptionId}`,
       pathParameters: { subscriptionId: id },
     }),
-  deleteSubscription: (id: string) =>
+  deleteSubscription: (id: string, options: RequestOptions = {}) =>
     call(deleteSubscriptionHandler, {
       method: 'DELETE',
       path: `/subscriptions/${id}`,
       routeKey: `DELETE ${BASE_PATH}/subscriptions/{subscriptionId}`,
       pathParameters: { subscriptionId: id },
+      ...options,
     }),
   deleteAllSubscriptions: () =>
     call(deleteAllSubscriptionsHandler, {
