@@ -67,6 +67,7 @@ module.exports = async ({ resolveVariable }) => {
         ours('ProducerGrantRefusals', 'Sum'),
         ours('PublisherOwnershipRefusals', 'Sum'),
         ours('QuotaRefusals', 'Sum'),
+        ours('PublisherRateRefusals', 'Sum'),
       ]),
       {
         type: 'alarm',

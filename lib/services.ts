@@ -258,6 +258,7 @@ export function publish(): Publish {
       new Publish(publisherStore(), delivery(), {
         dedupTtlSeconds: settings.dedupTtlSeconds,
         timeToleranceMs: settings.eventTimeToleranceMs,
+        rate: publisherRate(),
       }),
   );
 }
@@ -289,5 +290,13 @@ export function publisherQuota(): Quota {
     value: limitsConfig().publishersPerProducer,
     parameter: 'publishersPerProducer',
     variable: 'PUBLISHERS_PER_PRODUCER',
+  }));
+}
+
+/** A publisher's event rate (docs/security.md). */
+export function publisherRate(): { eventsPerSecond: number; burst: number } {
+  return kept(publisherRate, () => ({
+    eventsPerSecond: limitsConfig().publisherEventRate,
+    burst: limitsConfig().publisherEventBurst,
   }));
 }

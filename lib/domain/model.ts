@@ -50,7 +50,18 @@ export type AcceptOutcome =
   /** A `data.values[].ResourceAddress` lies outside the publisher's address. */
   | { readonly kind: 'value-outside'; readonly publisherAddress: string }
   /** The publisher belongs to another producer principal. */
-  | { readonly kind: 'not-owner'; readonly publisherAddress: string };
+  | { readonly kind: 'not-owner'; readonly publisherAddress: string }
+  /** The publisher is over its event rate; its next event conforms in `retryAfterMs`. */
+  | { readonly kind: 'over-rate'; readonly publisherAddress: string; readonly retryAfterMs: number };
+
+/**
+ * A publisher's event rate as a generic cell rate (GCRA): one event every `intervalMs` on
+ * average, up to `burst` at once (docs/security.md).
+ */
+export interface EventRate {
+  readonly intervalMs: number;
+  readonly burst: number;
+}
 
 export interface EventToAccept {
   readonly publisherId: string;
@@ -63,6 +74,8 @@ export interface EventToAccept {
   readonly publisherAddresses: readonly string[];
   /** The publishing principal: the publisher must be its own (or have no owner). */
   readonly producer?: string | undefined;
+  /** The publisher's rate, checked and kept by the same write as the state; none: no rate. */
+  readonly rate?: EventRate | undefined;
 }
 
 export interface SubscribeCheckKeys {

@@ -162,7 +162,8 @@ export interface PublisherStore {
   /**
    * Makes the event the publisher's current state, atomically with remembering its (`source`,
    * `id`), if the publisher exists, the source fits its address, the event is new and no older
-   * than the current state, and `producer` (when given) owns it. The address need not be known to call this.
+   * than the current state, `producer` (when given) owns it, and the event is within the
+   * publisher's `rate` (when given; kept by the same write). The address need not be known to call this.
    */
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError, TooManyRequestsError } from '../errors';
 import { logger } from '../logger';
 import {
   firstValueOutside,
@@ -22,6 +22,8 @@ export interface PublishSettings {
   readonly dedupTtlSeconds: number;
   /** How far ahead of `clock` an event's `time` may be (see the configuration's EVENT_TIME_TOLERANCE_MS). */
   readonly timeToleranceMs: number;
+  /** At most this many events a second per publisher, in bursts of up to `burst` (docs/security.md); none: no rate. */
+  readonly rate?: { readonly eventsPerSecond: number; readonly burst: number } | undefined;
 }
 
 /** Publishers remembered per process; a node agent publishes with the same id again and again. */
@@ -68,6 +70,17 @@ export class Publish {
     return this.accept(publisherId, validated, address, producer);
   }
 
+  /** The 429 of a publisher over its rate: when to try again, and the rate's setting. */
+  private overRate(address: string, retryAfterMs: number, producer: Producer): TooManyRequestsError {
+    const rate = this.settings.rate;
+    const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    return new TooManyRequestsError(
+      `The publisher at ${address} is over its rate of ${rate?.eventsPerSecond} events a second (bursts of ${rate?.burst}): send this event again after ${retryAfterSeconds} s (Retry-After). The rate is the stage parameters publisherEventRate and publisherEventBurst (locally PUBLISHER_EVENT_RATE and PUBLISHER_EVENT_BURST); docs/security.md`,
+      retryAfterSeconds,
+      { rule: 'rate', principal: producer.principal, address },
+    );
+  }
+
   /** A producer's clock that runs ahead would freeze its address's state: refuse such an event. */
   private checkTime(validated: ValidatedEvent): ValidatedEvent {
     const { time } = validated.event;
@@ -96,6 +109,10 @@ export class Publish {
         dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.settings.dedupTtlSeconds,
         publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
         producer: producer.principal,
+        rate: this.settings.rate && {
+          intervalMs: Math.ceil(1000 / this.settings.rate.eventsPerSecond),
+          burst: this.settings.rate.burst,
+        },
       }),
       address,
     ]);
@@ -111,6 +128,8 @@ export class Publish {
         throw firstValueOutside(event.data.values, outcome.publisherAddress, event.source);
       case 'not-owner':
         throw notTheOwner(producer, outcome.publisherAddress, 'publish through it');
+      case 'over-rate':
+        throw this.overRate(outcome.publisherAddress, outcome.retryAfterMs, producer);
       case 'duplicate':
       case 'stale':
         return { kind: 'ignored', reason: outcome.kind, event };

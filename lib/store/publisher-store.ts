@@ -12,7 +12,15 @@ import type { PublisherStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, INDEX_KEY, keys } from './keys';
-import { acceptEventWrites, createPublisherWrites, deletePublisherWrites } from './transactions';
+import {
+  acceptEventWrites,
+  createPublisherWrites,
+  deletePublisherWrites,
+  type RateStep,
+} from './transactions';
+
+/** Publishers whose rate an instance remembers (a node agent publishes through the same ones). */
+const RATE_CACHE_SIZE = 10_000;
 
 export class DynamoPublisherStore implements PublisherStore {
   constructor(private readonly table: DynamoTable) {}
@@ -65,7 +73,64 @@ export class DynamoPublisherStore implements PublisherStore {
   }
 
   async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
-    const failure = await this.table.transact(acceptEventWrites(this.table.name, e));
+    if (!e.rate) {
+      const outcome = await this.tryAccept(e, undefined);
+      return outcome.kind === 'rate-branch' ? { kind: 'stale' } : outcome;
+    }
+    const nowMs = Date.parse(e.acceptedAt);
+    const rate = {
+      nowMs,
+      intervalMs: e.rate.intervalMs,
+      toleranceMs: (e.rate.burst - 1) * e.rate.intervalMs,
+    };
+    // The branch this instance expects from what it wrote last (idle: reset); a wrong guess (the
+    // publisher's events went through other instances too) is one transaction more, then right.
+    let rateAt = this.rateAt.get(e.publisherId);
+    for (let attempt = 1; ; attempt++) {
+      const step: RateStep = {
+        ...rate,
+        branch: rateAt !== undefined && rateAt >= nowMs ? 'advance' : 'reset',
+      };
+      const outcome = await this.tryAccept(e, step);
+      if (outcome.kind === 'accepted') {
+        this.remember(
+          e.publisherId,
+          step.branch === 'reset' ? nowMs + step.intervalMs : (rateAt ?? nowMs) + step.intervalMs,
+        );
+        return outcome;
+      }
+      if (outcome.kind !== 'rate-branch') return outcome;
+      rateAt = outcome.rateAt;
+      if (rateAt !== undefined && rateAt - nowMs > rate.toleranceMs) {
+        this.remember(e.publisherId, rateAt);
+        return {
+          kind: 'over-rate',
+          publisherAddress: outcome.publisherAddress,
+          retryAfterMs: rateAt - rate.toleranceMs - nowMs,
+        };
+      }
+      if (attempt >= 3) throw new Error("the publisher's rate kept changing under three attempts in a row");
+    }
+  }
+
+  /** The rate each publisher's state had when this instance last wrote or read it (a guess of the branch). */
+  private readonly rateAt = new Map<string, number>();
+
+  private remember(publisherId: string, rateAt: number): void {
+    this.rateAt.delete(publisherId);
+    if (this.rateAt.size >= RATE_CACHE_SIZE) {
+      const oldest = this.rateAt.keys().next().value;
+      if (oldest !== undefined) this.rateAt.delete(oldest);
+    }
+    this.rateAt.set(publisherId, rateAt);
+  }
+
+  /** One publish transaction; `rate-branch`: only the rate's branch was wrong (`rateAt` is the state's). */
+  private async tryAccept(
+    e: EventToAccept,
+    rate: RateStep | undefined,
+  ): Promise<AcceptOutcome | { kind: 'rate-branch'; rateAt: number | undefined; publisherAddress: string }> {
+    const failure = await this.table.transact(acceptEventWrites(this.table.name, e, rate));
     if (!failure) return { kind: 'accepted' };
     // A publisher deleted meanwhile (no state item) wins over a repeat: callers may know its
     // address from a cache. A repeat cannot have the wrong source: its first copy was accepted.
@@ -85,7 +150,16 @@ export class DynamoPublisherStore implements PublisherStore {
       }
     }
     if (failure[0]?.Code === 'ConditionalCheckFailed') return { kind: 'duplicate' };
-    return { kind: 'stale' };
+    const state = stateCheck?.Code === 'ConditionalCheckFailed' ? stateCheck.Item : undefined;
+    // A repeat, then an older event, are answered before the rate: neither would count against it.
+    if (!rate || !state || (typeof state.timeKey === 'string' && state.timeKey > e.timeKey)) {
+      return { kind: 'stale' };
+    }
+    return {
+      kind: 'rate-branch',
+      rateAt: typeof state.rateAt === 'number' ? state.rateAt : undefined,
+      publisherAddress: String(state.resourceAddress),
+    };
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {

@@ -851,6 +851,12 @@ async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
         expect((await api.createPublisher({ ResourceAddress: `${node}/counted-100` }, counted)).status).toBe(
           403,
         );
+        // A publisher over its rate (5 a second, bursts of 20 by default).
+        let status = 0;
+        for (let i = 0; i < 100 && status !== 429; i++) {
+          status = (await api.publish(publisherId, lockStateEvent({ node }))).status;
+        }
+        expect(status).toBe(429);
       })),
     );
   } finally {
