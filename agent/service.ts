@@ -20,6 +20,8 @@ export type Auth =
 export interface Answer {
   readonly status: number;
   readonly body: unknown;
+  /** The answer's `Retry-After` (delta seconds) in ms: a publisher over its rate (429), a 503. */
+  readonly retryAfterMs?: number | undefined;
 }
 
 const REQUEST_TIMEOUT_MS = 5000;
@@ -94,7 +96,9 @@ export class ServiceClient {
     } catch {
       // a proxy's page: kept as text for the log
     }
-    return { status: response.status, body: parsed };
+    const retryAfter = response.headers.get('retry-after');
+    const retryAfterMs = retryAfter && /^\d+$/.test(retryAfter) ? Number(retryAfter) * 1000 : undefined;
+    return { status: response.status, body: parsed, retryAfterMs };
   }
 
   private async headers(method: string, url: URL, body: string | undefined): Promise<Record<string, string>> {
@@ -129,6 +133,8 @@ export class Sender {
   private outage: string | undefined;
   /** The last refusal of a registration, logged once rather than on every retry. */
   private refusal: string | undefined;
+  /** The longest `Retry-After` of the round's answers: the next round waits at least that. */
+  private retryAfterMs = 0;
 
   constructor(
     private readonly client: ServiceClient,
@@ -177,7 +183,9 @@ export class Sender {
       );
       if (outcomes.includes('retry')) {
         failedRounds += 1;
-        delayMs = backoffMs(failedRounds, SEND_BACKOFF, 'equal');
+        // The service's Retry-After (a publisher over its rate) wins over a shorter back-off.
+        delayMs = Math.max(backoffMs(failedRounds, SEND_BACKOFF, 'equal'), this.retryAfterMs);
+        this.retryAfterMs = 0;
         if (this.verbose)
           this.log(
             `${new Date().toISOString()} ${this.outbox.size} event(s) unsent (${this.outage ?? 'publisher lost'}); next try in ${delayMs} ms`,
@@ -245,6 +253,7 @@ export class Sender {
   }
 
   private unavailable(answer: Answer): 'retry' {
+    this.retryAfterMs = Math.max(this.retryAfterMs, answer.retryAfterMs ?? 0);
     return this.failing(`answers HTTP ${answer.status} (${detail(answer.body)})`);
   }
 

@@ -62,6 +62,13 @@ module.exports = async ({ resolveVariable }) => {
         queue('FanOutQueue', 'ApproximateNumberOfMessagesVisible', 'Maximum', 'fan-outs waiting'),
         queue('DeadLetterQueue', 'ApproximateNumberOfMessagesVisible', 'Maximum', 'dead letters'),
       ]),
+      // Issue 41's limits: each refusal is also a log line with the principal and the address.
+      widget(0, 18, 'Refusals per minute (docs/security.md)', [
+        ours('ProducerGrantRefusals', 'Sum'),
+        ours('PublisherOwnershipRefusals', 'Sum'),
+        ours('QuotaRefusals', 'Sum'),
+        ours('PublisherRateRefusals', 'Sum'),
+      ]),
       {
         type: 'alarm',
         x: 16,

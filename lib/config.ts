@@ -429,3 +429,49 @@ export function webhookKeyConfig(): WebhookKeyConfig {
   loadedWebhookKeys ??= loadWebhookKeyConfig(source);
   return loadedWebhookKeys;
 }
+
+/**
+ * The fleet's limits on one caller (docs/security.md): the quotas, read by the functions that
+ * enforce them when they first do. Deployed, each is a stage parameter of the same name in
+ * camelCase (serverless.yml); locally, `npm start` passes the variable from the shell.
+ */
+export interface LimitsConfig {
+  /** At most this many live subscriptions per owner (SUBSCRIPTIONS_PER_OWNER). */
+  readonly subscriptionsPerOwner: number;
+  /** At most this many publishers registered by one producer principal (PUBLISHERS_PER_PRODUCER). */
+  readonly publishersPerProducer: number;
+  /** A publisher's events a second (PUBLISHER_EVENT_RATE), in bursts of at most PUBLISHER_EVENT_BURST. */
+  readonly publisherEventRate: number;
+  readonly publisherEventBurst: number;
+}
+
+/** A positive number, decimals allowed (0.2: one every 5 s), at most `max`. */
+function positiveNumber(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw) || Number(raw) <= 0 || Number(raw) > max) {
+    throw new ConfigError(
+      `environment variable ${name} must be a number above 0 and at most ${max}, got "${raw}"`,
+    );
+  }
+  return Number(raw);
+}
+
+export function loadLimitsConfig(env: Env): LimitsConfig {
+  return {
+    subscriptionsPerOwner: positiveInt(env, 'SUBSCRIPTIONS_PER_OWNER', 1000, 10_000_000),
+    publishersPerProducer: positiveInt(env, 'PUBLISHERS_PER_PRODUCER', 100, 10_000_000),
+    // 5 a second: the agent samples its daemons every 200 ms, so a value flapping at every sample
+    // (a servo crossing its threshold) is the most one address can change; bursts of 20 take a
+    // node's start-up and a short outage's backlog at once (docs/security.md: Rates).
+    publisherEventRate: positiveNumber(env, 'PUBLISHER_EVENT_RATE', 5, 1000),
+    publisherEventBurst: positiveInt(env, 'PUBLISHER_EVENT_BURST', 20, 100_000),
+  };
+}
+
+let loadedLimits: LimitsConfig | undefined;
+
+export function limitsConfig(): LimitsConfig {
+  loadedLimits ??= loadLimitsConfig(process.env);
+  return loadedLimits;
+}

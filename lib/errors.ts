@@ -7,10 +7,12 @@
 export type ErrorKind =
   | 'invalid'
   | 'unauthenticated'
+  | 'forbidden'
   | 'not-found'
   | 'method-not-allowed'
   | 'conflict'
   | 'too-large'
+  | 'too-many'
   | 'unavailable';
 
 export abstract class ServiceError extends Error {
@@ -33,6 +35,42 @@ export class BadRequestError extends ServiceError {
 /** The caller's identity was not established (no authenticated principal). */
 export class UnauthorizedError extends ServiceError {
   readonly kind = 'unauthenticated';
+}
+
+/**
+ * A limit of docs/security.md's threat table held against a caller: a producer grant, a
+ * publisher's owner, a rate or a quota. Each is logged with the principal and the address, and
+ * counted (lib/http/middleware.ts, `refusals()`).
+ */
+export interface Refusal {
+  readonly rule: 'grant' | 'ownership' | 'rate' | 'quota';
+  readonly principal: string;
+  readonly address?: string | undefined;
+}
+
+/** The caller is known but may not do this; the detail names the rule and what to do. */
+export class ForbiddenError extends ServiceError {
+  readonly kind = 'forbidden';
+
+  constructor(
+    detail: string,
+    readonly refusal: Refusal,
+  ) {
+    super(detail);
+  }
+}
+
+/** The caller is over a rate or a quota; worth retrying after `retryAfterSeconds`. */
+export class TooManyRequestsError extends ServiceError {
+  readonly kind = 'too-many';
+
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+    readonly refusal: Refusal,
+  ) {
+    super(detail);
+  }
 }
 
 export class NotFoundError extends ServiceError {

@@ -11,7 +11,15 @@ export type CountMetric =
   | 'ActivePublishers'
   | 'NotificationsDelivered'
   | 'NotificationDeliveryFailures'
-  | 'NotificationsDeadLettered';
+  | 'NotificationsDeadLettered'
+  /** Refusals (docs/security.md's threat table): a producer without the grant for an address, */
+  | 'ProducerGrantRefusals'
+  /** a principal acting on another's publisher, */
+  | 'PublisherOwnershipRefusals'
+  /** a publisher over its event rate, */
+  | 'PublisherRateRefusals'
+  /** a quota reached. */
+  | 'QuotaRefusals';
 
 export interface Metrics {
   count(name: CountMetric, value?: number): void;

@@ -1,5 +1,12 @@
 import type { Backoff } from './backoff';
-import { config, deliveryConfig, endpointTlsConfig, signingConfig, webhookKeyConfig } from './config';
+import {
+  config,
+  deliveryConfig,
+  endpointTlsConfig,
+  limitsConfig,
+  signingConfig,
+  webhookKeyConfig,
+} from './config';
 import { Deliverer } from './delivery/deliverer';
 import { DeliveryBatch } from './delivery/delivery-batch';
 import { HttpEndpointGate } from './delivery/endpoint-gate';
@@ -13,12 +20,15 @@ import type {
   DeadLetterStore,
   DeliveryCursorStore,
   DeliveryPort,
+  ProducerGrantStore,
   PublisherStore,
   StoreHealth,
   SubscriptionStore,
 } from './domain/ports';
+import { ProducerAccess } from './domain/producers';
 import { Publish } from './domain/publish';
 import { Publishers } from './domain/publishers';
+import type { Quota } from './domain/quotas';
 import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
 import { SubscriptionDeliveries } from './domain/subscription-deliveries';
@@ -54,6 +64,8 @@ export interface HostAdapters {
   /** What seals signing secrets and private keys: a data key from KMS in the region, from a file on a node. */
   secretBox(): SecretBox;
   queue(): QueuePort;
+  /** The operator's grants to producer principals (`npm run grants`); a node has none: its scope decides. */
+  producerGrants?(): ProducerGrantStore;
   /** Where accepted events go beside the host's own fan-out (a node's: its outbox to the region). */
   forwardAccepted?: DeliveryPort['eventAccepted'];
   /** The node a node host serves (section 11 of the contract); the region serves every address. */
@@ -257,6 +269,7 @@ export function subscribe(): Subscribe {
           serviceCredentials(),
         ),
         delivery(),
+        subscriptionQuota(),
         installed?.scope,
       ),
   );
@@ -270,7 +283,10 @@ export function rotateSecret(): RotateSecret {
 }
 
 export function publishers(): Publishers {
-  return kept(publishers, () => new Publishers(publisherStore(), installed?.scope));
+  return kept(
+    publishers,
+    () => new Publishers(publisherStore(), producerAccess(), publisherQuota(), installed?.scope),
+  );
 }
 
 export function publish(): Publish {
@@ -280,6 +296,53 @@ export function publish(): Publish {
       new Publish(publisherStore(), delivery(), {
         dedupTtlSeconds: settings.dedupTtlSeconds,
         timeToleranceMs: settings.eventTimeToleranceMs,
+        rate: publisherRate(),
       }),
   );
+}
+
+/** The address prefixes operators grant producer principals (`npm run grants`). */
+export function producerGrants(): ProducerGrantStore {
+  return kept(producerGrants, () => {
+    const grants = installed ? installed.producerGrants?.() : region.producerGrants();
+    if (!grants)
+      throw new Error('this host keeps no producer grants: its scope decides what may be published');
+    return grants;
+  });
+}
+
+/** Registration's check of the producer's grants (docs/security.md). */
+export function producerAccess(): ProducerAccess | undefined {
+  // A node keeps no grants: what may be published there is its node's (NodeScope).
+  return kept(producerAccess, () =>
+    installed && !installed.producerGrants ? undefined : new ProducerAccess(producerGrants(), settings.stage),
+  );
+}
+
+/** The quota of subscriptions per owner (docs/security.md). */
+export function subscriptionQuota(): Quota {
+  return kept(subscriptionQuota, () => ({
+    name: 'subscriptions per owner',
+    value: limitsConfig().subscriptionsPerOwner,
+    parameter: 'subscriptionsPerOwner',
+    variable: 'SUBSCRIPTIONS_PER_OWNER',
+  }));
+}
+
+/** The quota of publishers per producer principal (docs/security.md). */
+export function publisherQuota(): Quota {
+  return kept(publisherQuota, () => ({
+    name: 'publishers per producer principal',
+    value: limitsConfig().publishersPerProducer,
+    parameter: 'publishersPerProducer',
+    variable: 'PUBLISHERS_PER_PRODUCER',
+  }));
+}
+
+/** A publisher's event rate (docs/security.md). */
+export function publisherRate(): { eventsPerSecond: number; burst: number } {
+  return kept(publisherRate, () => ({
+    eventsPerSecond: limitsConfig().publisherEventRate,
+    burst: limitsConfig().publisherEventBurst,
+  }));
 }

@@ -4,7 +4,8 @@
  * the status line. Its settings (PORT, DASHBOARD_PORT, DYNAMODB_PORT, LOCAL_DYNAMODB_DIR,
  * LOCAL_QUEUE_FILE, LOG_LEVEL, ENDPOINT_CA_FILE): the README's table and docs/local-run.md.
  */
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMetricsHistory } from './dashboard/metrics';
@@ -21,8 +22,10 @@ import { superviseDynamoDbLocal } from './supervised-dynamodb';
 export const STAGE = 'local';
 /** `${self:service}-${sls:stage}` in serverless.yml for the local stage. */
 export const TABLE_NAME = `ocloud-notifications-${STAGE}`;
-const DATA_DIR =
+export const DATA_DIR =
   process.env.LOCAL_DYNAMODB_DIR || fileURLToPath(new URL('../.data/dynamodb', import.meta.url));
+/** Where a running `npm start` says its DynamoDB Local answers, for the tools beside it (npm run grants). */
+export const ENDPOINT_FILE = join(DATA_DIR, 'endpoint');
 const STATUS_EVERY_MS = 5000;
 /** The local queue's messages: what was accepted and not yet delivered survives a restart. */
 export const QUEUE_FILE =
@@ -80,6 +83,8 @@ async function main() {
     launch.record('DynamoDB Local', db.process().pid);
     running.push(db.stop);
     await ensureTable({ endpoint: db.endpoint, tableName: TABLE_NAME });
+    await writeFile(ENDPOINT_FILE, db.endpoint);
+    running.push(() => rm(ENDPOINT_FILE, { force: true }));
     console.log(
       `DynamoDB Local at ${db.endpoint} (pid ${db.process().pid}), table ${TABLE_NAME}, data in ${DATA_DIR}`,
     );

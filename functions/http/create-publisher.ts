@@ -1,6 +1,6 @@
 import { ConflictError } from '../../lib/errors';
 import { publisherLocation, publisherRecord } from '../../lib/http/representations';
-import { apiBaseUrl } from '../../lib/http/request';
+import { apiBaseUrl, producerOf } from '../../lib/http/request';
 import { json } from '../../lib/http/responses';
 import { httpRoute } from '../../lib/http/route';
 import { publishers } from '../../lib/services';
@@ -8,7 +8,7 @@ import { publishers } from '../../lib/services';
 export const handler = httpRoute(
   async (event) => {
     const base = apiBaseUrl(event);
-    const result = await publishers().register(event.body);
+    const result = await publishers().register(event.body, producerOf(event));
     if (result.kind === 'exists') {
       const location = publisherLocation(base, result.existingId);
       throw new ConflictError(

@@ -1,4 +1,4 @@
-import { pathParameter } from '../../lib/http/request';
+import { pathParameter, producerOf } from '../../lib/http/request';
 import { json } from '../../lib/http/responses';
 import { httpRoute } from '../../lib/http/route';
 import { metricsOf } from '../../lib/metrics';
@@ -6,7 +6,11 @@ import { publish } from '../../lib/services';
 
 export const handler = httpRoute(
   async (event, context) => {
-    const result = await publish().publish(pathParameter(event, 'publisherId'), event.body);
+    const result = await publish().publish(
+      pathParameter(event, 'publisherId'),
+      event.body,
+      producerOf(event),
+    );
     if (result.kind === 'accepted') {
       metricsOf(context).count('EventsPublished');
       return json(202, { accepted: true, event: result.event });

@@ -1,3 +1,4 @@
+import { rateStep } from './event-rate';
 import type { AcceptOutcome, EventToAccept } from './model';
 import { resourceSuffixes } from './resource-address';
 
@@ -6,14 +7,20 @@ export interface AcceptingState {
   readonly resourceAddress: string;
   /** The current state's time key; absent before the first event. */
   readonly timeKey?: string | undefined;
+  /** The producer principal that registered the publisher; absent: anyone may publish. */
+  readonly owner?: string | undefined;
+  /** The publisher's rate as its state keeps it (lib/domain/event-rate.ts). */
+  readonly rateAt?: number | undefined;
 }
 
 /**
  * Whether the publisher's state takes the event (PublisherStore.acceptEvent), and if not why, in
- * the order that decides when several checks fail: the publisher is gone; the source is not one
+ * the order that decides when several checks fail: the publisher is gone; it belongs to another
+ * producer principal than the event's (when both are known); the source is not one
  * of its address's whole-segment suffixes; its address is not among `publisherAddresses` (when
  * any are given); the (source, id) was accepted before (`repeated`); the event is older than the
- * state (an equal time is taken). Each store applies the rule as it can: the DynamoDB store as its
+ * state (an equal time is taken); it is over the publisher's rate, when one is given (neither a
+ * repeat nor an older event counts against it). Each store applies the rule as it can: the DynamoDB store as its
  * transaction's conditions and this to tell the refusals apart, the node's store as it is.
  */
 export function judgeAcceptance(
@@ -23,6 +30,9 @@ export function judgeAcceptance(
 ): AcceptOutcome {
   if (!state) return { kind: 'unknown-publisher' };
   const publisherAddress = state.resourceAddress;
+  if (e.producer !== undefined && state.owner !== undefined && state.owner !== e.producer) {
+    return { kind: 'not-owner', publisherAddress };
+  }
   if (!resourceSuffixes(publisherAddress).includes(e.event.source)) {
     return { kind: 'wrong-source', publisherAddress };
   }
@@ -31,5 +41,9 @@ export function judgeAcceptance(
   }
   if (repeated) return { kind: 'duplicate' };
   if (state.timeKey !== undefined && state.timeKey > e.timeKey) return { kind: 'stale' };
+  if (e.rate) {
+    const step = rateStep(state.rateAt, Date.parse(e.acceptedAt), e.rate);
+    if (step.kind === 'over') return { kind: 'over-rate', publisherAddress, retryAfterMs: step.retryAfterMs };
+  }
   return { kind: 'accepted' };
 }

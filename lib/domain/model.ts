@@ -21,7 +21,18 @@ export interface Publisher {
   readonly resourceAddress: string;
   readonly endpointUri: string | undefined;
   readonly createdAt: string;
+  /**
+   * The producer principal that registered it, the only one that may publish through it or
+   * delete it; absent on publishers registered before owners were kept (anyone may).
+   */
+  readonly owner?: string | undefined;
 }
+
+/** A publisher create: done, there is one at the address already, or its owner's quota is reached. */
+export type CreatePublisherOutcome = 'created' | 'exists' | 'over-quota';
+
+/** A publisher delete: done, nothing to delete, or refused because another principal owns it. */
+export type DeletePublisherOutcome = 'deleted' | 'absent' | 'not-owner';
 
 /** What the service knows of one publisher address: who publishes there and its latest event. */
 export interface PublisherState {
@@ -37,7 +48,20 @@ export type AcceptOutcome =
   /** The event's `source` is not a resource part of the publisher's address. */
   | { readonly kind: 'wrong-source'; readonly publisherAddress: string }
   /** A `data.values[].ResourceAddress` lies outside the publisher's address. */
-  | { readonly kind: 'value-outside'; readonly publisherAddress: string };
+  | { readonly kind: 'value-outside'; readonly publisherAddress: string }
+  /** The publisher belongs to another producer principal. */
+  | { readonly kind: 'not-owner'; readonly publisherAddress: string }
+  /** The publisher is over its event rate; its next event conforms in `retryAfterMs`. */
+  | { readonly kind: 'over-rate'; readonly publisherAddress: string; readonly retryAfterMs: number };
+
+/**
+ * A publisher's event rate as a generic cell rate (GCRA): one event every `intervalMs` on
+ * average, up to `burst` at once (docs/security.md).
+ */
+export interface EventRate {
+  readonly intervalMs: number;
+  readonly burst: number;
+}
 
 export interface EventToAccept {
   readonly publisherId: string;
@@ -48,6 +72,10 @@ export interface EventToAccept {
   readonly dedupExpiresAt: number;
   /** The addresses the publisher may have: at or above every `data.values[].ResourceAddress`. */
   readonly publisherAddresses: readonly string[];
+  /** The publishing principal: the publisher must be its own (or have no owner). */
+  readonly producer?: string | undefined;
+  /** The publisher's rate, checked and kept by the same write as the state; none: no rate. */
+  readonly rate?: EventRate | undefined;
 }
 
 export interface SubscribeCheckKeys {
@@ -63,6 +91,8 @@ export interface SubscribeCheck {
   readonly states: readonly PublisherState[];
   /** The owner's generation as the check read it: handed back to the create, which then need not read it. */
   readonly generation: number;
+  /** How many live subscriptions the owner has (the subscriptions-per-owner quota). */
+  readonly ownerCount: number;
 }
 
 /** The event a new subscription received as its initial notification (the sanity check). */

@@ -7,7 +7,9 @@ import type {
   AcceptOutcome,
   AttemptFailure,
   CompletedAttempt,
+  CreatePublisherOutcome,
   DeadLetterRecord,
+  DeletePublisherOutcome,
   DeliveryAttempt,
   DeliveryStatus,
   EventToAccept,
@@ -141,18 +143,27 @@ export interface SubscriptionStore {
 }
 
 export interface PublisherStore {
-  /** False when the publisher exists already (ids follow from addresses: same address, same id). */
-  createPublisher(publisher: Publisher): Promise<boolean>;
+  /**
+   * Creates the publisher unless it exists (ids follow from addresses: same address, same id).
+   * With `quota`, counts it against its owner, refused (`over-quota`) when the owner already has
+   * that many; without, its owner's count is not kept (the local stage's unnamed producer).
+   */
+  createPublisher(publisher: Publisher, quota?: number): Promise<CreatePublisherOutcome>;
   getPublisher(id: string): Promise<Publisher | undefined>;
   /** One page of the publishers, or of those at or under `resourceAddress` (ordered by address). */
   listPublishers(resourceAddress: string | undefined, page: PageRequest): Promise<Page<Publisher>>;
-  /** Deletes the publisher and its current state; false when there was none to delete. */
-  deletePublisher(id: string): Promise<boolean>;
+  /**
+   * Deletes the publisher and its current state, unless it belongs to a principal other than
+   * `owner` (`not-owner`); `absent` when there was none to delete. `counted`: the owner's count
+   * is kept (it was created with a quota), and goes down by one.
+   */
+  deletePublisher(id: string, owner: string, counted: boolean): Promise<DeletePublisherOutcome>;
   getState(publisherId: string): Promise<PublisherState | undefined>;
   /**
    * Makes the event the publisher's current state, atomically with remembering its (`source`,
    * `id`), if the publisher exists, the source fits its address, the event is new and no older
-   * than the current state. The address need not be known to call this.
+   * than the current state, `producer` (when given) owns it, and the event is within the
+   * publisher's `rate` (when given; kept by the same write). The address need not be known to call this.
    */
   acceptEvent(event: EventToAccept): Promise<AcceptOutcome>;
   /** Forgets an accepted (`source`, `id`), so that the producer's repeat is accepted again. */
@@ -193,6 +204,17 @@ export interface DeadLetterStore {
   /** One page of the subscription's dead letters, oldest event first. */
   listDeadLetters(subscription: Subscription, page: PageRequest): Promise<Page<DeadLetterRecord>>;
   removeDeadLetters(letters: readonly DeadLetterRecord[]): Promise<void>;
+}
+
+/** The address prefixes an operator granted each producer principal (`npm run grants`). */
+export interface ProducerGrantStore {
+  /** The prefixes granted to `principal` (one read). */
+  grantsOf(principal: string): Promise<string[]>;
+  addGrant(principal: string, prefix: string): Promise<void>;
+  /** False when the principal held no such grant. */
+  removeGrant(principal: string, prefix: string): Promise<boolean>;
+  /** Every principal's grants. */
+  listGrants(): Promise<{ principal: string; prefixes: string[] }[]>;
 }
 
 /** The exact counts of subscriptions and publishers, kept as each is made or removed. */

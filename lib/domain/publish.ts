@@ -1,4 +1,4 @@
-import { BadRequestError } from '../errors';
+import { BadRequestError, TooManyRequestsError } from '../errors';
 import { logger } from '../logger';
 import {
   firstValueOutside,
@@ -10,6 +10,7 @@ import {
 } from './event';
 import { isServiceId } from './ids';
 import type { DeliveryPort, PublisherStore } from './ports';
+import { notTheOwner, type Producer, UNNAMED } from './producers';
 import { publisherNotFound } from './publishers';
 
 export type PublishResult =
@@ -21,6 +22,8 @@ export interface PublishSettings {
   readonly dedupTtlSeconds: number;
   /** How far ahead of `clock` an event's `time` may be (see the configuration's EVENT_TIME_TOLERANCE_MS). */
   readonly timeToleranceMs: number;
+  /** At most this many events a second per publisher, in bursts of up to `burst` (docs/security.md); none: no rate. */
+  readonly rate?: { readonly eventsPerSecond: number; readonly burst: number } | undefined;
 }
 
 /** Publishers remembered per process; a node agent publishes with the same id again and again. */
@@ -42,10 +45,10 @@ export class Publish {
   ) {}
 
   /** A new event becomes the current state and goes to delivery; a repeat or an older one does not. */
-  async publish(publisherId: string, body: unknown): Promise<PublishResult> {
+  async publish(publisherId: string, body: unknown, producer: Producer = UNNAMED): Promise<PublishResult> {
     const known = this.addresses.get(publisherId);
     if (known !== undefined)
-      return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known);
+      return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known, producer);
     if (!isServiceId(publisherId)) throw publisherNotFound(publisherId);
     // Not known to this instance yet: its address is read while the event is accepted, since the
     // accept transaction checks the source itself. A cold instance's publish then waits for one
@@ -64,7 +67,18 @@ export class Publish {
       if ((await address) === undefined) throw publisherNotFound(publisherId);
       throw error;
     }
-    return this.accept(publisherId, validated, address);
+    return this.accept(publisherId, validated, address, producer);
+  }
+
+  /** The 429 of a publisher over its rate: when to try again, and the rate's setting. */
+  private overRate(address: string, retryAfterMs: number, producer: Producer): TooManyRequestsError {
+    const rate = this.settings.rate;
+    const retryAfterSeconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+    return new TooManyRequestsError(
+      `The publisher at ${address} is over its rate of ${rate?.eventsPerSecond} events a second (bursts of ${rate?.burst}): send this event again after ${retryAfterSeconds} s (Retry-After). The rate is the stage parameters publisherEventRate and publisherEventBurst (locally PUBLISHER_EVENT_RATE and PUBLISHER_EVENT_BURST); docs/security.md`,
+      retryAfterSeconds,
+      { rule: 'rate', principal: producer.principal, address },
+    );
   }
 
   /** A producer's clock that runs ahead would freeze its address's state: refuse such an event. */
@@ -83,6 +97,7 @@ export class Publish {
     publisherId: string,
     { event, timeKey }: ValidatedEvent,
     address: string | Promise<string | undefined>,
+    producer: Producer,
   ): Promise<PublishResult> {
     const acceptedAt = new Date(this.clock());
     const [accepted, read] = await Promise.allSettled([
@@ -93,6 +108,11 @@ export class Publish {
         acceptedAt: acceptedAt.toISOString(),
         dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.settings.dedupTtlSeconds,
         publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
+        producer: producer.principal,
+        rate: this.settings.rate && {
+          intervalMs: Math.ceil(1000 / this.settings.rate.eventsPerSecond),
+          burst: this.settings.rate.burst,
+        },
       }),
       address,
     ]);
@@ -106,6 +126,10 @@ export class Publish {
         throw wrongSource(event.source, outcome.publisherAddress);
       case 'value-outside':
         throw firstValueOutside(event.data.values, outcome.publisherAddress, event.source);
+      case 'not-owner':
+        throw notTheOwner(producer, outcome.publisherAddress, 'publish through it');
+      case 'over-rate':
+        throw this.overRate(outcome.publisherAddress, outcome.retryAfterMs, producer);
       case 'duplicate':
       case 'stale':
         return { kind: 'ignored', reason: outcome.kind, event };

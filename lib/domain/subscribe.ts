@@ -5,6 +5,7 @@ import { requireExactMemberNames } from './member-names';
 import type { PublisherState, Subscription } from './model';
 import type { NodeScope } from './node-scope';
 import type { AcceptedEvent, DeliveryPort, EndpointGate, SubscriptionStore } from './ports';
+import { type Quota, quotaReached } from './quotas';
 import { normaliseResourceAddress } from './resource-address';
 import { signingSecretFrom } from './signing-secret';
 
@@ -18,6 +19,8 @@ export class Subscribe {
     private readonly store: SubscriptionStore,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
+    /** At most this many subscriptions per owner (docs/security.md); none: no quota. */
+    private readonly quota?: Quota,
     /** On a node host, the node it serves; the region serves every address. */
     private readonly scope?: NodeScope,
   ) {}
@@ -55,8 +58,15 @@ export class Subscribe {
     checking.catch(() => undefined); // answered below, unless the policy's 400 is
     await this.endpoints.assertAllowed(endpoint, lookupStarted + this.endpoints.timeoutMs);
     const lookupMs = Date.now() - lookupStarted;
-    const { exists, states, generation } = await checking;
+    const { exists, states, generation, ownerCount } = await checking;
     if (exists) return { kind: 'exists', existingId: id };
+    if (this.quota && ownerCount >= this.quota.value) {
+      throw quotaReached(`Owner ${owner} has ${ownerCount} subscriptions`, this.quota, {
+        rule: 'quota',
+        principal: owner,
+        address: resourceAddress,
+      });
+    }
 
     if (states.length === 0) {
       throw new NotFoundError(`No publisher is registered at or under ResourceAddress ${resourceAddress}`);

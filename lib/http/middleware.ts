@@ -1,7 +1,8 @@
 import type middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { PayloadTooLargeError } from '../errors';
+import { ForbiddenError, PayloadTooLargeError, type Refusal, TooManyRequestsError } from '../errors';
 import { logger } from '../logger';
+import { type CountMetric, metricsOf } from '../metrics';
 import { problemResponse } from './problem';
 import type { HttpEvent } from './request';
 import type { HttpResponse } from './responses';
@@ -84,5 +85,29 @@ export function emptyBodyAsObject(): Middleware {
 export function noEmptyPathSegment(): Middleware {
   return {
     before: async ({ event }) => assertNoEmptySegment(event.requestContext.http.method, event.rawPath),
+  };
+}
+
+const REFUSAL_METRIC: Readonly<Record<Refusal['rule'], CountMetric>> = {
+  grant: 'ProducerGrantRefusals',
+  ownership: 'PublisherOwnershipRefusals',
+  rate: 'PublisherRateRefusals',
+  quota: 'QuotaRefusals',
+};
+
+/**
+ * Each refusal by a limit (a grant, an owner, a rate, a quota: docs/security.md) is logged with
+ * the principal and the address and counted. Registered after `emitMetrics()`, whose `onError`
+ * flushes: middy runs `onError` in reverse order, so the count is in that flush.
+ */
+export function refusals(): Middleware {
+  return {
+    onError: async (request) => {
+      const error = request.error;
+      if (!(error instanceof ForbiddenError) && !(error instanceof TooManyRequestsError)) return;
+      const { rule, principal, address } = error.refusal;
+      logger.warn('refused', { rule, principal, address, detail: error.detail });
+      metricsOf(request.context).count(REFUSAL_METRIC[rule]);
+    },
   };
 }

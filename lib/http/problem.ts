@@ -5,6 +5,7 @@ import {
   MethodNotAllowedError,
   ServiceError,
   ServiceUnavailableError,
+  TooManyRequestsError,
 } from '../errors';
 import { logger } from '../logger';
 import type { HttpResponse } from './responses';
@@ -25,16 +26,19 @@ export function problemResponse(error: unknown): HttpResponse {
 export const STATUS: Readonly<Record<ErrorKind, { status: number; title: string }>> = {
   invalid: { status: 400, title: 'Bad Request' },
   unauthenticated: { status: 401, title: 'Unauthorized' },
+  forbidden: { status: 403, title: 'Forbidden' },
   'not-found': { status: 404, title: 'Not Found' },
   'method-not-allowed': { status: 405, title: 'Method Not Allowed' },
   conflict: { status: 409, title: 'Conflict' },
   'too-large': { status: 413, title: 'Payload Too Large' },
+  'too-many': { status: 429, title: 'Too Many Requests' },
   unavailable: { status: 503, title: 'Service Unavailable' },
 };
 
 function headersOf(error: ServiceError): Record<string, string> {
   if (error instanceof ConflictError) return { Location: error.location };
   if (error instanceof MethodNotAllowedError) return { Allow: error.allowed.join(', ') };
+  if (error instanceof TooManyRequestsError) return { 'Retry-After': String(error.retryAfterSeconds) };
   if (error instanceof ServiceUnavailableError) return { 'Retry-After': String(error.retryAfterSeconds) };
   return {};
 }

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { config } from '../config';
+import { type Producer, UNNAMED_PRODUCER } from '../domain/producers';
 import { BadRequestError, UnauthorizedError } from '../errors';
 import { BASE_PATH } from './base-path';
 
@@ -45,6 +46,33 @@ function localPrincipal(named: string | undefined): string {
     );
   }
   return `local:${named}`;
+}
+
+/**
+ * On the local stage a producer may name itself, as a consumer does: a named producer is held to
+ * the grants `npm run grants` gives it; one that names none is the unnamed producer, granted every
+ * address, so that `npm start`, the agent and the tools work with no set-up (docs/security.md).
+ */
+export const LOCAL_PRODUCER_HEADER = 'x-producer-id';
+
+/** Who is producing: the IAM caller deployed (producer routes always use IAM), or the local header. */
+export function producerOf(event: HttpEvent): Producer {
+  if (config().stage === 'local') {
+    const named = event.headers?.[LOCAL_PRODUCER_HEADER];
+    if (named === undefined) return { principal: UNNAMED_PRODUCER, grantedAll: true };
+    if (!LOCAL_CONSUMER_ID.test(named)) {
+      throw new BadRequestError(
+        `X-Producer-Id must be 1 to 128 letters, digits or . _ : @ - (it names the producer whose grants apply); got ${JSON.stringify(named.slice(0, 40))}`,
+      );
+    }
+    return { principal: `local:${named}`, grantedAll: false };
+  }
+  const authorizer = (event.requestContext as { authorizer?: Authorizer }).authorizer;
+  const principal =
+    authorizer?.iam?.userArn ??
+    (authorizer?.jwt?.claims?.sub && `${authorizer.jwt.claims.iss ?? ''}|${authorizer.jwt.claims.sub}`);
+  if (!principal) throw new UnauthorizedError('The request carries no authenticated principal');
+  return { principal, grantedAll: false };
 }
 
 interface Authorizer {

@@ -9,6 +9,7 @@ import {
   emptyBodyAsObject,
   noEmptyPathSegment,
   problemDocuments,
+  refusals,
   requestLogging,
 } from './middleware';
 import type { HttpEvent } from './request';
@@ -32,7 +33,8 @@ export function httpRoute(
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestLogging())
     .use(problemDocuments())
-    .use(emitMetrics<HttpEvent, HttpResponse>());
+    .use(emitMetrics<HttpEvent, HttpResponse>())
+    .use(refusals());
   if (!options.addressInPath) handler.use(noEmptyPathSegment());
   if (options.jsonBody) {
     // Content-Type is not enforced: `curl -d` sends form encoding, and the body is JSON regardless.

@@ -37,6 +37,7 @@ export function publisherItem(p: Publisher): Item {
     resourceAddress: p.resourceAddress,
     endpointUri: p.endpointUri,
     createdAt: p.createdAt,
+    owner: p.owner,
   };
 }
 
@@ -53,6 +54,8 @@ export function publisherStateItem(p: Publisher): Item {
     createdAt: p.createdAt,
     // What an event's source may be, so that accepting an event checks it without a read.
     sources: new Set(resourceSuffixes(p.resourceAddress)),
+    // Who may publish: the publish transaction's condition, no read either.
+    owner: p.owner,
   };
 }
 
@@ -72,6 +75,7 @@ export function toPublisher(item: Item): Publisher {
     resourceAddress: String(item.resourceAddress),
     endpointUri: typeof item.endpointUri === 'string' ? item.endpointUri : undefined,
     createdAt: String(item.createdAt),
+    ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
   };
 }
 

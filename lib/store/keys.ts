@@ -82,6 +82,14 @@ export const keys = {
     pk: `EVENT#${publisherId}#${source}#${id}`,
     sk: 'EVENT',
   }),
+  /**
+   * The address prefixes granted to a producer principal (`grants`, a string set), listed with
+   * the others through `byList` (`PRODUCERS` / the principal).
+   */
+  producerGrants: (principal: string) => ({ pk: `PRODUCER#${owner(principal)}`, sk: 'GRANTS' }),
+  producers: 'PRODUCERS',
+  /** How many publishers a producer principal registered (`count`): the publishers-per-producer quota. */
+  producerPublishers: (principal: string) => ({ pk: `PRODUCER#${owner(principal)}`, sk: 'PUBLISHERS' }),
   counters: 'COUNTERS',
   counterShard: (kind: CounterKind) => ({
     pk: 'COUNTERS',

@@ -1,6 +1,9 @@
 import { judgeAcceptance } from '../domain/acceptance';
+import { rateStep } from '../domain/event-rate';
 import type {
   AcceptOutcome,
+  CreatePublisherOutcome,
+  DeletePublisherOutcome,
   EventToAccept,
   Page,
   PageRequest,
@@ -11,16 +14,25 @@ import type { PublisherStore } from '../domain/ports';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, INDEX_KEY, keys } from './keys';
-import { acceptEventWrites, createPublisherWrites, deletePublisherWrites } from './transactions';
+import {
+  acceptEventWrites,
+  createPublisherWrites,
+  deletePublisherWrites,
+  type RateStep,
+} from './transactions';
+
+/** Publishers whose rate an instance remembers (a node agent publishes through the same ones). */
+const RATE_CACHE_SIZE = 10_000;
 
 export class DynamoPublisherStore implements PublisherStore {
   constructor(private readonly table: DynamoTable) {}
 
   /** The condition on the publisher's id is its address's uniqueness: the id follows from the address. */
-  async createPublisher(p: Publisher): Promise<boolean> {
-    const failure = await this.table.transact(createPublisherWrites(this.table.name, p));
-    if (!failure) return true;
-    if (failure[0]?.Code === 'ConditionalCheckFailed') return false;
+  async createPublisher(p: Publisher, quota?: number): Promise<CreatePublisherOutcome> {
+    const failure = await this.table.transact(createPublisherWrites(this.table.name, p, quota));
+    if (!failure) return 'created';
+    if (failure[0]?.Code === 'ConditionalCheckFailed') return 'exists';
+    if (failure[3]?.Code === 'ConditionalCheckFailed') return 'over-quota';
     throw new Error(`publisher create was cancelled unexpectedly: ${JSON.stringify(failure)}`);
   }
 
@@ -47,9 +59,14 @@ export class DynamoPublisherStore implements PublisherStore {
     return { items: page.items.map(publisherOfState), next: page.next };
   }
 
-  async deletePublisher(id: string): Promise<boolean> {
-    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id));
-    return !failure;
+  async deletePublisher(id: string, owner: string, counted: boolean): Promise<DeletePublisherOutcome> {
+    const failure = await this.table.transact(deletePublisherWrites(this.table.name, id, owner, { counted }));
+    if (!failure) return 'deleted';
+    const record = failure[0]?.Item;
+    if (!record) return 'absent';
+    // Registered before owners were kept, so never counted: deleted without the count.
+    if (counted && record.owner === undefined) return this.deletePublisher(id, owner, false);
+    return 'not-owner';
   }
 
   async getState(publisherId: string): Promise<PublisherState | undefined> {
@@ -58,17 +75,89 @@ export class DynamoPublisherStore implements PublisherStore {
   }
 
   async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
-    const failure = await this.table.transact(acceptEventWrites(this.table.name, e));
+    if (!e.rate) {
+      const outcome = await this.tryAccept(e, undefined);
+      return outcome.kind === 'rate-branch' ? { kind: 'stale' } : outcome;
+    }
+    const nowMs = Date.parse(e.acceptedAt);
+    const rate = {
+      nowMs,
+      intervalMs: e.rate.intervalMs,
+      toleranceMs: (e.rate.burst - 1) * e.rate.intervalMs,
+    };
+    // The branch this instance expects from what it wrote last (idle: reset); a wrong guess (the
+    // publisher's events went through other instances too) is one transaction more, then right.
+    let rateAt = this.rateAt.get(e.publisherId);
+    for (let attempt = 1; ; attempt++) {
+      const step: RateStep = {
+        ...rate,
+        branch: rateAt !== undefined && rateAt >= nowMs ? 'advance' : 'reset',
+      };
+      const outcome = await this.tryAccept(e, step);
+      if (outcome.kind === 'accepted') {
+        const next = rateStep(rateAt, nowMs, e.rate);
+        if (next.kind === 'conforms') this.remember(e.publisherId, next.rateAt);
+        return outcome;
+      }
+      if (outcome.kind !== 'rate-branch') return outcome;
+      rateAt = outcome.rateAt;
+      const judged = rateStep(rateAt, nowMs, e.rate);
+      if (judged.kind === 'over') {
+        if (rateAt !== undefined) this.remember(e.publisherId, rateAt);
+        return {
+          kind: 'over-rate',
+          publisherAddress: outcome.publisherAddress,
+          retryAfterMs: judged.retryAfterMs,
+        };
+      }
+      if (attempt >= 3) throw new Error("the publisher's rate kept changing under three attempts in a row");
+    }
+  }
+
+  /** The rate each publisher's state had when this instance last wrote or read it (a guess of the branch). */
+  private readonly rateAt = new Map<string, number>();
+
+  private remember(publisherId: string, rateAt: number): void {
+    this.rateAt.delete(publisherId);
+    if (this.rateAt.size >= RATE_CACHE_SIZE) {
+      const oldest = this.rateAt.keys().next().value;
+      if (oldest !== undefined) this.rateAt.delete(oldest);
+    }
+    this.rateAt.set(publisherId, rateAt);
+  }
+
+  /** One publish transaction; `rate-branch`: only the rate's branch was wrong (`rateAt` is the state's). */
+  private async tryAccept(
+    e: EventToAccept,
+    rate: RateStep | undefined,
+  ): Promise<AcceptOutcome | { kind: 'rate-branch'; rateAt: number | undefined; publisherAddress: string }> {
+    const failure = await this.table.transact(acceptEventWrites(this.table.name, e, rate));
     if (!failure) return { kind: 'accepted' };
     // The state item comes back only when its own condition failed; when that held, the repeat
     // alone refused the event. Otherwise the rule says which condition decides (a publisher
     // deleted meanwhile wins over a repeat: callers may know its address from a cache).
     const stateCheck = failure[1];
     if (stateCheck?.Code !== 'ConditionalCheckFailed') return { kind: 'duplicate' };
-    const state = stateCheck.Item && toState(stateCheck.Item);
-    const outcome = judgeAcceptance(e, state, failure[0]?.Code === 'ConditionalCheckFailed');
-    // Refused by the condition, so never accepted: what is left is its time.
-    return outcome.kind === 'accepted' ? { kind: 'stale' } : outcome;
+    const item = stateCheck.Item;
+    const state = item && {
+      ...toState(item),
+      ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
+    };
+    // Judged without the rate: the rate's branch is the one condition the rule cannot see here.
+    const outcome = judgeAcceptance(
+      { ...e, rate: undefined },
+      state,
+      failure[0]?.Code === 'ConditionalCheckFailed',
+    );
+    if (outcome.kind !== 'accepted') return outcome;
+    // Refused by the condition, so never accepted: without a rate what is left is its time; with
+    // one, the branch this instance guessed for the rate was wrong.
+    if (!rate || !item) return { kind: 'stale' };
+    return {
+      kind: 'rate-branch',
+      rateAt: typeof item.rateAt === 'number' ? item.rateAt : undefined,
+      publisherAddress: String(item.resourceAddress),
+    };
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {

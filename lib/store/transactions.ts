@@ -133,7 +133,21 @@ export function retireAllWrites(
  * the event the current state if the publisher exists, the source is one of its address's
  * suffixes, its address is at or above every value's address and the event is not older.
  */
-export function acceptEventWrites(tableName: string, e: EventToAccept): TransactItem[] {
+/**
+ * A publisher's rate as the state item keeps it (GCRA): `rateAt`, the theoretical time of its next
+ * event (epoch ms). An event at `nowMs` conforms when `rateAt - nowMs <= toleranceMs`; it then
+ * moves `rateAt` to `max(rateAt, nowMs) + intervalMs`. An update expression has no `max`, so the
+ * caller picks the branch: `reset` (the publisher was idle: `rateAt` is past or absent) or
+ * `advance` (it is within its burst); a wrong pick fails the condition, whose old item says which.
+ */
+export interface RateStep {
+  readonly branch: 'reset' | 'advance';
+  readonly nowMs: number;
+  readonly intervalMs: number;
+  readonly toleranceMs: number;
+}
+
+export function acceptEventWrites(tableName: string, e: EventToAccept, rate?: RateStep): TransactItem[] {
   const addressValues: Record<string, string> = {};
   const addressLists: string[] = [];
   // IN takes at most 100 operands; an address has up to 256 segments.
@@ -146,6 +160,7 @@ export function acceptEventWrites(tableName: string, e: EventToAccept): Transact
     addressLists.push(`resourceAddress IN (${names.join(', ')})`);
   }
   const addressCondition = addressLists.length > 0 ? ` AND (${addressLists.join(' OR ')})` : '';
+  const rated = rateParts(rate);
   return [
     {
       Put: {
@@ -161,17 +176,24 @@ export function acceptEventWrites(tableName: string, e: EventToAccept): Transact
       Update: {
         TableName: tableName,
         Key: keys.publisherState(e.publisherId),
-        UpdateExpression: 'SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt',
+        UpdateExpression: `SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt${rated.update}`,
         ConditionExpression:
           'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)' +
-          addressCondition,
-        ExpressionAttributeNames: { '#event': 'event' },
+          addressCondition +
+          (e.producer === undefined ? '' : ' AND (attribute_not_exists(#owner) OR #owner = :producer)') +
+          rated.condition,
+        ExpressionAttributeNames: {
+          '#event': 'event',
+          ...(e.producer === undefined ? {} : { '#owner': 'owner' }),
+        },
         ExpressionAttributeValues: {
+          ...(e.producer === undefined ? {} : { ':producer': e.producer }),
           ':event': JSON.stringify(e.event),
           ':source': e.event.source,
           ':timeKey': e.timeKey,
           ':acceptedAt': e.acceptedAt,
           ...addressValues,
+          ...rated.values,
         },
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
@@ -179,24 +201,101 @@ export function acceptEventWrites(tableName: string, e: EventToAccept): Transact
   ];
 }
 
-/** The publisher's record (only if its id, hence its address, is new), its state item and the counter. */
-export function createPublisherWrites(tableName: string, p: Publisher): TransactItem[] {
+/**
+ * The publisher's record (only if its id, hence its address, is new), its state item and the
+ * counter; with `quota`, also its owner's count, on the condition that it is below the quota
+ * (item 3).
+ */
+export function createPublisherWrites(tableName: string, p: Publisher, quota?: number): TransactItem[] {
   return [
     {
       Put: { TableName: tableName, Item: publisherItem(p), ConditionExpression: 'attribute_not_exists(pk)' },
     },
     { Put: { TableName: tableName, Item: publisherStateItem(p) } },
     countBy(tableName, 'publishers', 1),
+    ...(quota === undefined || p.owner === undefined
+      ? []
+      : [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.producerPublishers(p.owner),
+              UpdateExpression: 'ADD #count :one',
+              ConditionExpression: 'attribute_not_exists(#count) OR #count < :quota',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':one': 1, ':quota': quota },
+            },
+          },
+        ]),
   ];
 }
 
-/** The publisher's record (only if it exists), its state with it, and the counter. */
-export function deletePublisherWrites(tableName: string, id: string): TransactItem[] {
+/**
+ * The publisher's record (only if it exists and is `owner`'s, or has no owner), its state with it,
+ * and the counter. Item 0's cancellation reason carries the record, so a refusal tells absent from
+ * another's.
+ */
+export function deletePublisherWrites(
+  tableName: string,
+  id: string,
+  owner: string,
+  options: { counted: boolean },
+): TransactItem[] {
+  // Counted: only a publisher `owner` registered, whose count then goes down; one registered
+  // before owners were kept is deleted by the same call without it (publisher-store.ts).
+  const condition = options.counted
+    ? 'attribute_exists(pk) AND #owner = :owner'
+    : 'attribute_exists(pk) AND (attribute_not_exists(#owner) OR #owner = :owner)';
   return [
     {
-      Delete: { TableName: tableName, Key: keys.publisher(id), ConditionExpression: 'attribute_exists(pk)' },
+      Delete: {
+        TableName: tableName,
+        Key: keys.publisher(id),
+        ConditionExpression: condition,
+        ExpressionAttributeNames: { '#owner': 'owner' },
+        ExpressionAttributeValues: { ':owner': owner },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
     },
     { Delete: { TableName: tableName, Key: keys.publisherState(id) } },
     countBy(tableName, 'publishers', -1),
+    ...(options.counted
+      ? [
+          {
+            Update: {
+              TableName: tableName,
+              Key: keys.producerPublishers(owner),
+              UpdateExpression: 'ADD #count :minusOne',
+              ExpressionAttributeNames: { '#count': 'count' },
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+        ]
+      : []),
   ];
+}
+
+/** The publish update's part for the rate: what it sets, its condition and their values. */
+function rateParts(rate: RateStep | undefined): {
+  update: string;
+  condition: string;
+  values: Record<string, number>;
+} {
+  if (rate === undefined) return { update: '', condition: '', values: {} };
+  if (rate.branch === 'reset') {
+    return {
+      update: ', rateAt = :rateNext',
+      condition: ' AND (attribute_not_exists(rateAt) OR rateAt < :rateNow)',
+      values: { ':rateNow': rate.nowMs, ':rateNext': rate.nowMs + rate.intervalMs },
+    };
+  }
+  return {
+    update: ', rateAt = rateAt + :rateInterval',
+    condition: ' AND rateAt >= :rateNow AND rateAt <= :rateLimit',
+    values: {
+      ':rateNow': rate.nowMs,
+      ':rateLimit': rate.nowMs + rate.toleranceMs,
+      ':rateInterval': rate.intervalMs,
+    },
+  };
 }

@@ -124,3 +124,63 @@ describe.each([
     await until(() => lines.some((line) => line.includes('answers again')), 'the agent to say so', 5000);
   }, 40_000);
 });
+
+describe('the sender and a publisher over its rate', () => {
+  it('waits the 429’s Retry-After before sending again, longer than its own back-off, and loses nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agent-sender-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const attempts: number[] = [];
+    const taken: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        if (req.url?.endsWith('/publishers')) {
+          res.writeHead(201, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ SubscriptionId: 'p-1' }));
+          return;
+        }
+        attempts.push(Date.now());
+        if (attempts.length === 1) {
+          res.writeHead(429, { 'content-type': 'application/problem+json', 'retry-after': '2' });
+          res.end(
+            JSON.stringify({
+              type: 'about:blank',
+              title: 'Too Many Requests',
+              status: 429,
+              detail: 'over its rate',
+            }),
+          );
+          return;
+        }
+        taken.push(String(JSON.parse(body).data.values[0].value));
+        res.writeHead(202).end();
+      });
+    });
+    server.listen(0, '127.0.0.1');
+    cleanups.push(() => server.close());
+    await once(server, 'listening');
+    const port = (server.address() as AddressInfo).port;
+    const outbox = new Outbox(join(dir, 'outbox.json'), 100, () => undefined);
+    const lines: string[] = [];
+    const sender = new Sender(
+      new ServiceClient(`http://127.0.0.1:${port}`, { kind: 'none' }),
+      outbox,
+      (line) => lines.push(line),
+    );
+    cleanups.push(() => sender.stop());
+    outbox.push({
+      address: ADDRESS,
+      event: buildEvent(NODE, 'clockClass', { value: '7' }, new Date().toISOString()),
+    });
+    sender.kick();
+    await until(() => taken.length === 1, `the event (log: ${lines.join(' | ')})`, 10_000);
+    const [refused = 0, accepted = 0] = attempts;
+    // Its own first back-off would be 100–200 ms.
+    expect(accepted - refused).toBeGreaterThanOrEqual(2000);
+    expect(taken).toEqual(['7']);
+    await until(() => outbox.size === 0, 'the outbox to be emptied', 5000);
+  }, 20_000);
+});

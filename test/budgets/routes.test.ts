@@ -11,6 +11,7 @@ import { serverlessFunctions } from '../../bench/common.mjs';
 import { handler as listSigningKeysHandler } from '../../functions/http/list-signing-keys';
 import { handler as emitGaugesHandler } from '../../functions/schedule/emit-gauges';
 import { handler as rotateWebhookKeysHandler } from '../../functions/schedule/rotate-webhook-keys';
+import { producerGrants } from '../../lib/services';
 import {
   type ApiResponse,
   api,
@@ -126,6 +127,18 @@ describe('exact budgets of the HTTP routes', () => {
     await expectWithinBudget(
       'createPublisher',
       () => api.createPublisher({ ResourceAddress: `${freshNode()}${LOCK_STATE}` }),
+      201,
+    );
+    // A named producer: its grants are read first (the unnamed one of the local stage holds them all).
+    const granted = freshNode();
+    await producerGrants().addGrant('local:budget', granted);
+    await expectWithinBudget(
+      'createPublisher: a named producer',
+      () =>
+        api.createPublisher(
+          { ResourceAddress: `${granted}${LOCK_STATE}` },
+          { headers: { 'x-producer-id': 'budget' } },
+        ),
       201,
     );
     const id = await registerPublisher(`${freshNode()}${LOCK_STATE}`);

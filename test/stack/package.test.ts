@@ -8,6 +8,7 @@ import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
 import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
 import queues from '../../lib/queue/queues.json';
+import { producerGrants } from '../../lib/services';
 import { deadLetterItem } from '../../lib/store/dead-letter-store';
 import tableSchema from '../../lib/store/table-schema.json';
 import packageJson from '../../package.json';
@@ -34,7 +35,7 @@ type Resource = {
   DeletionPolicy?: string;
   Condition?: string;
 };
-type Template = { Resources: Record<string, Resource> };
+type Template = { Resources: Record<string, Resource>; Conditions?: Record<string, unknown> };
 
 /** The per-function bundle budget docs/testing.md states. */
 const BUNDLE_BUDGET_BYTES = 256 * 1024;
@@ -252,7 +253,7 @@ describe('serverless package --stage prod', () => {
       GetCurrentState: ['dynamodb:GetItem'],
       ListPublishers: ['dynamodb:Query'],
       Health: ['dynamodb:GetItem'],
-      CreatePublisher: ['dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      CreatePublisher: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
       GetPublisher: ['dynamodb:GetItem'],
       DeletePublisher: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:UpdateItem'],
       PublishEvent: [
@@ -613,6 +614,64 @@ describe('serverless package --stage prod', () => {
     expect(shown.sort()).toEqual(defined.sort());
   });
 
+  it('isolates the functions: delivery keeps a reservation, publishing and the lists are capped, each route throttled (docs/deploy.md)', () => {
+    const { Resources, Conditions } = iam.template;
+    const reserved = (name: string) => Resources[name]?.Properties.ReservedConcurrentExecutions;
+    expect(reserved('DeliverLambdaFunction')).toEqual({
+      'Fn::If': ['DeliverReserved', 200, { Ref: 'AWS::NoValue' }],
+    });
+    expect(reserved('PublishEventLambdaFunction')).toEqual({
+      'Fn::If': ['PublishReserved', 100, { Ref: 'AWS::NoValue' }],
+    });
+    for (const list of ['ListSubscriptions', 'ListPublishers', 'ListDeliveries', 'ListDeadLetters']) {
+      expect(reserved(`${list}LambdaFunction`), list).toEqual({
+        'Fn::If': ['ListReserved', 10, { Ref: 'AWS::NoValue' }],
+      });
+    }
+    // Every reservation is in force by default (a parameter of 0 removes it).
+    for (const condition of ['DeliverReserved', 'PublishReserved', 'ListReserved']) {
+      const not = Conditions?.[condition] as { 'Fn::Not': [{ 'Fn::Equals': [string, string] }] } | undefined;
+      const [left, right] = not?.['Fn::Not'][0]['Fn::Equals'] ?? ['missing', 'missing'];
+      expect(left, condition).not.toBe(right);
+    }
+    // Together they leave AWS's least unreserved (100) of a default account's 1,000.
+    const total = byType(iam.template, 'AWS::Lambda::Function')
+      .map(
+        ([, fn]) => fn.Properties.ReservedConcurrentExecutions as { 'Fn::If'?: [string, number] } | undefined,
+      )
+      .reduce((sum, value) => sum + (value?.['Fn::If']?.[1] ?? 0), 0);
+    expect(total).toBe(340);
+    // In standard mode the delivery queue's mapping stops at the reservation, so SQS never has
+    // deliver's batches throttled (each throttle a receive towards the redrive policy).
+    expect(Resources.DeliverEventSourceMappingSQSDeliveryQueue?.Properties.ScalingConfig).toEqual({
+      'Fn::If': ['DeliverScaledToItsReservation', { MaximumConcurrency: 200 }, { Ref: 'AWS::NoValue' }],
+    });
+    const stage = Resources.HttpApiStage?.Properties as {
+      DefaultRouteSettings: Record<string, unknown>;
+      RouteSettings: Record<string, Record<string, unknown>>;
+    };
+    expect(stage.DefaultRouteSettings).toEqual({
+      DetailedMetricsEnabled: true,
+      ThrottlingRateLimit: 2000,
+      ThrottlingBurstLimit: 1000,
+    });
+    const base = '/api/ocloudNotifications/v2';
+    const list = { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 };
+    expect(stage.RouteSettings).toEqual({
+      [`POST ${base}/publishers/{publisherId}/events`]: {
+        ThrottlingRateLimit: 1000,
+        ThrottlingBurstLimit: 4000,
+      },
+      [`GET ${base}/subscriptions`]: list,
+      [`GET ${base}/publishers`]: list,
+      [`GET ${base}/subscriptions/{subscriptionId}/deliveries`]: list,
+      [`GET ${base}/subscriptions/{subscriptionId}/dead-letters`]: list,
+    });
+    // Each throttled route is a route of the API (a misspelt key would throttle nothing).
+    const declared = Object.keys(routes(iam.template));
+    for (const key of Object.keys(stage.RouteSettings)) expect(declared, key).toContain(key);
+  });
+
   it('keeps logs for the configured retention', () => {
     const groups = byType(iam.template, 'AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThanOrEqual(15);
@@ -777,6 +836,28 @@ async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
         await waitForQueueIdle();
       })),
       ...(await captureEmf(() => emitGauges({}, lambdaContext()))),
+      // The refusals of issue 41: a producer without a grant, another principal's publish.
+      ...(await captureEmf(async () => {
+        const stranger = { headers: { 'x-producer-id': 'stranger' } };
+        expect((await api.createPublisher({ ResourceAddress: `${node}/other` }, stranger)).status).toBe(403);
+        expect((await api.publish(publisherId, lockStateEvent({ node }), stranger)).status).toBe(403);
+        // A producer over its quota of publishers (100 by default).
+        const counted = { headers: { 'x-producer-id': 'counted' } };
+        await producerGrants().addGrant('local:counted', node);
+        for (let i = 0; i < 100; i++) {
+          const created = await api.createPublisher({ ResourceAddress: `${node}/counted-${i}` }, counted);
+          expect(created.status).toBe(201);
+        }
+        expect((await api.createPublisher({ ResourceAddress: `${node}/counted-100` }, counted)).status).toBe(
+          403,
+        );
+        // A publisher over its rate (5 a second, bursts of 20 by default).
+        let status = 0;
+        for (let i = 0; i < 100 && status !== 429; i++) {
+          status = (await api.publish(publisherId, lockStateEvent({ node }))).status;
+        }
+        expect(status).toBe(429);
+      })),
     );
   } finally {
     await Promise.all([accepting.close(), refusing.close()]);

@@ -213,7 +213,7 @@ describe('the first publish on an instance that does not know the publisher', ()
     const deletesAfterAccepting: PublisherStore = Object.assign(Object.create(store) as PublisherStore, {
       acceptEvent: async (e: Parameters<PublisherStore['acceptEvent']>[0]) => {
         const outcome = await store.acceptEvent(e);
-        await store.deletePublisher(id);
+        await store.deletePublisher(id, 'anonymous', false);
         deleted();
         return outcome;
       },

@@ -63,7 +63,7 @@ describe('race safety and exact counters', () => {
       endpointUri: undefined,
       createdAt: new Date().toISOString(),
     });
-    expect(created).toBe(true);
+    expect(created).toBe('created');
     const before = (await counters.counts()).subscriptions;
     const body = {
       ResourceAddress: `/${cluster}/site-1/node-1/sync`,
@@ -112,10 +112,10 @@ describe('race safety and exact counters', () => {
           endpointUri: undefined,
           createdAt: new Date().toISOString(),
         });
-        if (created) publishers.push(id);
+        if (created === 'created') publishers.push(id);
       } else if (roll < 0.15 && publishers.length > 0) {
         const id = publishers.splice(Math.floor(random() * publishers.length), 1)[0];
-        if (id) await publisherStore.deletePublisher(id);
+        if (id) await publisherStore.deletePublisher(id, 'anonymous', false);
       } else if (roll < 0.6 || live.length === 0) {
         // Some creates repeat an existing (address, endpoint) pair and must not count twice.
         const endpoint = `${SINK}/${Math.floor(random() * 300)}`;

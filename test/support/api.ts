@@ -78,12 +78,13 @@ export const api = {
       routeKey: `GET ${BASE_PATH}/subscriptions/{subscriptionId}`,
       pathParameters: { subscriptionId: id },
     }),
-  deleteSubscription: (id: string) =>
+  deleteSubscription: (id: string, options: RequestOptions = {}) =>
     call(deleteSubscriptionHandler, {
       method: 'DELETE',
       path: `/subscriptions/${id}`,
       routeKey: `DELETE ${BASE_PATH}/subscriptions/{subscriptionId}`,
       pathParameters: { subscriptionId: id },
+      ...options,
     }),
   deleteAllSubscriptions: () =>
     call(deleteAllSubscriptionsHandler, {
@@ -115,12 +116,13 @@ export const api = {
       routeKey: `GET ${BASE_PATH}/publishers/{publisherId}`,
       pathParameters: { publisherId: id },
     }),
-  deletePublisher: (id: string) =>
+  deletePublisher: (id: string, options: RequestOptions = {}) =>
     call(deletePublisherHandler, {
       method: 'DELETE',
       path: `/publishers/${id}`,
       routeKey: `DELETE ${BASE_PATH}/publishers/{publisherId}`,
       pathParameters: { publisherId: id },
+      ...options,
     }),
   publish: (publisherId: string, body: unknown, options: RequestOptions = {}) =>
     call(publishEventHandler, {
@@ -170,8 +172,11 @@ export const api = {
 const TITLES: Record<number, readonly string[]> = {
   400: ['Bad Request'],
   404: ['Not Found'],
+  401: ['Unauthorized'],
   405: ['Method Not Allowed'],
+  403: ['Forbidden'],
   409: ['Conflict'],
+  429: ['Too Many Requests'],
   413: ['Payload Too Large', 'Content Too Large'],
   503: ['Service Unavailable'],
 };

@@ -165,8 +165,8 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
       it('are created once, read, and deleted once with their state', async () => {
         const { address } = freshNode();
         const p = publisherAt(address);
-        expect(await stores.publishers.createPublisher(p)).toBe(true);
-        expect(await stores.publishers.createPublisher(p)).toBe(false);
+        expect(await stores.publishers.createPublisher(p)).toBe('created');
+        expect(await stores.publishers.createPublisher(p)).toBe('exists');
         expect(await stores.publishers.getPublisher(p.id)).toEqual(p);
         expect(await stores.publishers.getState(p.id)).toEqual({
           publisherId: p.id,
@@ -175,10 +175,28 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
           timeKey: undefined,
           acceptedAt: undefined,
         });
-        expect(await stores.publishers.deletePublisher(p.id)).toBe(true);
-        expect(await stores.publishers.deletePublisher(p.id)).toBe(false);
+        expect(await stores.publishers.deletePublisher(p.id, 'anyone', false)).toBe('deleted');
+        expect(await stores.publishers.deletePublisher(p.id, 'anyone', false)).toBe('absent');
         expect(await stores.publishers.getPublisher(p.id)).toBeUndefined();
         expect(await stores.publishers.getState(p.id)).toBeUndefined();
+      });
+
+      it("belong to the principal that registered them: another's delete is refused, counted ones stop at the quota", async () => {
+        const { address } = freshNode();
+        const owner = `producer-${randomUUID().slice(0, 8)}`;
+        const mine = { ...publisherAt(address), owner };
+        expect(await stores.publishers.createPublisher(mine, 2)).toBe('created');
+        expect(await stores.publishers.getPublisher(mine.id)).toEqual(mine);
+        const second = { ...publisherAt(`${address}-2`), owner };
+        expect(await stores.publishers.createPublisher(second, 2)).toBe('created');
+        expect(await stores.publishers.createPublisher({ ...publisherAt(`${address}-3`), owner }, 2)).toBe(
+          'over-quota',
+        );
+        expect(await stores.publishers.deletePublisher(mine.id, 'someone-else', true)).toBe('not-owner');
+        expect(await stores.publishers.deletePublisher(mine.id, owner, true)).toBe('deleted');
+        expect(await stores.publishers.createPublisher({ ...publisherAt(`${address}-3`), owner }, 2)).toBe(
+          'created',
+        );
       });
 
       it('list oldest first, page by page, and those at or under an address in whole segments', async () => {
@@ -186,7 +204,7 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         const at = (path: string, second: number) =>
           publisherAt(`${cluster}${path}`, `2026-01-01T00:00:0${second}.000Z`);
         const made = [at('/b/sync', 3), at('/b-c/sync', 1), at('/b/x/sync', 2), at('/d/sync', 4)];
-        for (const p of made) expect(await stores.publishers.createPublisher(p)).toBe(true);
+        for (const p of made) expect(await stores.publishers.createPublisher(p)).toBe('created');
 
         const all = await allPages((after) =>
           stores.publishers.listPublishers(undefined, { limit: 2, after }),
@@ -237,6 +255,34 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         expect(await stores.publishers.acceptEvent(e)).toEqual({ kind: 'duplicate' });
       });
 
+      it("refuses another principal's event through an owned publisher; the owner's goes through", async () => {
+        const { node, address } = freshNode();
+        const p = { ...publisherAt(address), owner: 'producer-a' };
+        await stores.publishers.createPublisher(p, 10);
+        expect(
+          await stores.publishers.acceptEvent({ ...toAccept(p.id, node), producer: 'producer-b' }),
+        ).toEqual({
+          kind: 'not-owner',
+          publisherAddress: address,
+        });
+        expect(
+          (await stores.publishers.acceptEvent({ ...toAccept(p.id, node), producer: 'producer-a' })).kind,
+        ).toBe('accepted');
+      });
+
+      it('holds a publisher to its rate: a burst goes through, the next is over it with how long to wait', async () => {
+        const { node, address, p } = await publisher();
+        const rate = { intervalMs: 1000, burst: 2 };
+        const at = (id: string) => ({ ...toAccept(p.id, node, { id }), rate });
+        expect((await stores.publishers.acceptEvent(at('r1'))).kind).toBe('accepted');
+        expect((await stores.publishers.acceptEvent(at('r2'))).kind).toBe('accepted');
+        const over = await stores.publishers.acceptEvent(at('r3'));
+        expect(over).toMatchObject({ kind: 'over-rate', publisherAddress: address });
+        expect(over.kind === 'over-rate' && over.retryAfterMs).toBeGreaterThan(0);
+        // A repeat is still a duplicate, not counted against the rate.
+        expect(await stores.publishers.acceptEvent(at('r1'))).toEqual({ kind: 'duplicate' });
+      });
+
       it('refuses an older event as stale, takes one of the same time, and a newer one', async () => {
         const { node, p } = await publisher();
         expect((await stores.publishers.acceptEvent(toAccept(p.id, node, { time: T2 }))).kind).toBe(
@@ -277,7 +323,7 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         const { node, p } = await publisher();
         const e = toAccept(p.id, node);
         await stores.publishers.acceptEvent(e);
-        await stores.publishers.deletePublisher(p.id);
+        await stores.publishers.deletePublisher(p.id, 'anyone', false);
         expect(await stores.publishers.acceptEvent(e)).toEqual({ kind: 'unknown-publisher' });
         expect(await stores.publishers.acceptEvent(toAccept(randomUUID(), node))).toEqual({
           kind: 'unknown-publisher',
@@ -354,7 +400,12 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         await stores.subscriptions.createSubscription(s, undefined, first.generation);
         const again = await check(node, s.id);
         // As the region reads it: an existing subscription's check looks no further than the exact address.
-        expect(again).toEqual({ exists: true, states: [], generation: first.generation });
+        expect(again).toEqual({
+          exists: true,
+          states: [],
+          generation: first.generation,
+          ownerCount: first.ownerCount + 1,
+        });
       });
     });
 
@@ -690,7 +741,7 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         });
         await stores.subscriptions.deleteSubscription(a.id, owner);
         await stores.subscriptions.deleteSubscription(a.id, owner);
-        await stores.publishers.deletePublisher(p.id);
+        await stores.publishers.deletePublisher(p.id, 'anyone', false);
         expect(await stores.counters.counts()).toEqual({
           subscriptions: before.subscriptions + 1,
           publishers: before.publishers,

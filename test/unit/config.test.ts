@@ -464,3 +464,26 @@ describe('loadWebhookKeyConfig', () => {
     expect(lead.message).toContain('WEBHOOK_KEY_PUBLISH_LEAD_SECONDS');
   });
 });
+
+describe('the limits (docs/security.md)', () => {
+  it('has the documented defaults, and takes decimals for the rate', async () => {
+    const { loadLimitsConfig } = await import('../../lib/config');
+    expect(loadLimitsConfig({})).toEqual({
+      subscriptionsPerOwner: 1000,
+      publishersPerProducer: 100,
+      publisherEventRate: 5,
+      publisherEventBurst: 20,
+    });
+    expect(loadLimitsConfig({ PUBLISHER_EVENT_RATE: '0.2' }).publisherEventRate).toBe(0.2);
+  });
+
+  it('refuses a malformed one, naming it', async () => {
+    const { loadLimitsConfig } = await import('../../lib/config');
+    expect(() => loadLimitsConfig({ PUBLISHER_EVENT_RATE: '0' })).toThrow(
+      'environment variable PUBLISHER_EVENT_RATE must be a number above 0 and at most 1000, got "0"',
+    );
+    expect(() => loadLimitsConfig({ SUBSCRIPTIONS_PER_OWNER: 'many' })).toThrow(
+      'environment variable SUBSCRIPTIONS_PER_OWNER must be an integer from 1 to 10000000, got "many"',
+    );
+  });
+});

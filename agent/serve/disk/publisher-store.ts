@@ -1,5 +1,13 @@
 import { judgeAcceptance } from '../../../lib/domain/acceptance';
-import type { AcceptOutcome, EventToAccept, Publisher, PublisherState } from '../../../lib/domain/model';
+import { rateStep } from '../../../lib/domain/event-rate';
+import type {
+  AcceptOutcome,
+  CreatePublisherOutcome,
+  DeletePublisherOutcome,
+  EventToAccept,
+  Publisher,
+  PublisherState,
+} from '../../../lib/domain/model';
 import type { PublisherStore } from '../../../lib/domain/ports';
 import { isAtOrUnder } from '../../../lib/domain/resource-address';
 import type { Journal } from './journal';
@@ -12,6 +20,10 @@ import { bySortKey, diskKeys, ExpirySweep, type Page, type PageRequest, pageOf }
 interface PublisherItem {
   readonly publisher: Publisher;
   readonly state: PublisherState;
+  /** Counted against its owner's quota (created with one). */
+  readonly counted?: boolean;
+  /** Its event rate's next theoretical arrival (lib/domain/event-rate.ts). */
+  readonly rateAt?: number;
 }
 
 const NO_EVENT_YET = { event: undefined, timeKey: undefined, acceptedAt: undefined } as const;
@@ -25,14 +37,16 @@ export class DiskPublisherStore implements PublisherStore {
     this.acceptedEvents = new ExpirySweep(journal, diskKeys.acceptedEvents);
   }
 
-  async createPublisher(p: Publisher): Promise<boolean> {
+  async createPublisher(p: Publisher, quota?: number): Promise<CreatePublisherOutcome> {
     const key = diskKeys.publisher(p.id);
     // Ids follow from addresses: one item per id is the address's uniqueness.
-    if (this.journal.get(key) !== undefined) return false;
+    if (this.journal.get(key) !== undefined) return 'exists';
+    const counted = quota !== undefined && p.owner !== undefined;
+    if (counted && countedOf(this.journal, p.owner) >= quota) return 'over-quota';
     const state: PublisherState = { publisherId: p.id, resourceAddress: p.resourceAddress, ...NO_EVENT_YET };
-    const item: PublisherItem = { publisher: p, state };
+    const item: PublisherItem = { publisher: p, state, ...(counted ? { counted } : {}) };
     this.journal.commit([{ key, value: item }]);
-    return true;
+    return 'created';
   }
 
   async getPublisher(id: string): Promise<Publisher | undefined> {
@@ -48,11 +62,14 @@ export class DiskPublisherStore implements PublisherStore {
     return pageOf(items, request);
   }
 
-  async deletePublisher(id: string): Promise<boolean> {
+  /** Refused when another principal owns it; one registered before owners were kept is anyone's. */
+  async deletePublisher(id: string, owner: string): Promise<DeletePublisherOutcome> {
     const key = diskKeys.publisher(id);
-    if (this.journal.get(key) === undefined) return false;
+    const item = this.journal.get<PublisherItem>(key);
+    if (item === undefined) return 'absent';
+    if (item.publisher.owner !== undefined && item.publisher.owner !== owner) return 'not-owner';
     this.journal.commit([{ key }]);
-    return true;
+    return 'deleted';
   }
 
   async getState(publisherId: string): Promise<PublisherState | undefined> {
@@ -68,8 +85,13 @@ export class DiskPublisherStore implements PublisherStore {
     const acceptedKey = diskKeys.acceptedEvent(e.publisherId, e.event.source, e.event.id);
     const accepted = this.journal.get<{ readonly expiresAt: number }>(acceptedKey);
     const repeated = accepted !== undefined && accepted.expiresAt >= now / 1000;
-    const outcome = judgeAcceptance(e, item?.state, repeated);
+    const outcome = judgeAcceptance(
+      e,
+      item && { ...item.state, owner: item.publisher.owner, rateAt: item.rateAt },
+      repeated,
+    );
     if (outcome.kind !== 'accepted' || !item) return outcome;
+    const rate = e.rate && rateStep(item.rateAt, Date.parse(e.acceptedAt), e.rate);
     const state: PublisherState = {
       ...item.state,
       event: e.event,
@@ -82,7 +104,7 @@ export class DiskPublisherStore implements PublisherStore {
     this.journal.commit(
       [
         { key: acceptedKey, value: { expiresAt: e.dedupExpiresAt } },
-        { key, value: { ...item, state } },
+        { key, value: { ...item, state, ...(rate?.kind === 'conforms' ? { rateAt: rate.rateAt } : {}) } },
       ],
       { durable: false },
     );
@@ -108,6 +130,13 @@ function publishersAtOrUnder(journal: Journal, address: string): Array<[string, 
       .filter((p) => isAtOrUnder(p.resourceAddress, address))
       .map((p) => [`${p.resourceAddress}/`, p]),
   );
+}
+
+/** How many publishers `owner` registered with a quota. */
+function countedOf(journal: Journal, owner: string): number {
+  return journal
+    .scan<PublisherItem>(diskKeys.publishers)
+    .filter(([, item]) => item.counted && item.publisher.owner === owner).length;
 }
 
 /** The current state of the publisher with this id, if there is one. */

@@ -51,8 +51,10 @@ export class DiskSubscriptionStore implements SubscriptionStore {
     const generation = this.generation(check.owner);
     const exists = this.journal.get(diskKeys.subscription(check.subscriptionId)) !== undefined;
     const exact = publisherState(this.journal, check.publisherId);
-    if (exists || exact) return { exists, states: exact ? [exact] : [], generation };
-    return { exists, states: statesAtOrUnder(this.journal, check.resourceAddress), generation };
+    // Delete-all removes what it retires here, so every subscription of the owner is live.
+    const ownerCount = this.subscriptions().filter((s) => s.owner === check.owner).length;
+    if (exists || exact) return { exists, states: exact ? [exact] : [], generation, ownerCount };
+    return { exists, states: statesAtOrUnder(this.journal, check.resourceAddress), generation, ownerCount };
   }
 
   async coveredStates(resourceAddress: string, publisherId: string): Promise<PublisherState[]> {

@@ -1,0 +1,164 @@
+/**
+ * Issue 41 through `npm start`: producer grants (`npm run grants` against the running stage),
+ * unnamed and named producers, two producers on one address, a publisher over its rate and a
+ * quota reached, as a user meets them over HTTP. Small limits are passed as a user would
+ * (`PUBLISHER_EVENT_RATE=… npm start`).
+ */
+import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../scripts/dynamodb-local';
+import { lockStateEvent, uniqueCluster } from '../support/fixtures';
+import { type NpmStart, startNpmStart } from '../support/npm-start';
+
+const PROJECT_DIR = fileURLToPath(new URL('../..', import.meta.url));
+let dir: string;
+let service: NpmStart | undefined;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ocloud-limits-'));
+  service = await startNpmStart(dir, await freePort(), {
+    PUBLISHER_EVENT_RATE: '0.2',
+    PUBLISHER_EVENT_BURST: '3',
+    PUBLISHERS_PER_PRODUCER: '2',
+  });
+}, 160_000);
+
+afterAll(async () => {
+  const child = service?.process;
+  if (child?.pid && child.exitCode === null) {
+    const exited = once(child, 'exit');
+    process.kill(-child.pid, 'SIGINT');
+    await exited;
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function call(method: string, path: string, options: { body?: unknown; producer?: string } = {}) {
+  const response = await fetch(`${service?.url}${path}`, {
+    method,
+    headers: {
+      ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(options.producer ? { 'x-producer-id': options.producer } : {}),
+    },
+    body: options.body === undefined ? undefined : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
+}
+
+/** `npm run grants -- …` against the running npm start (its data folder, as the user's shell has it). */
+async function grants(...args: string[]) {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', 'tsx', 'scripts/grants.ts', ...args],
+    {
+      cwd: PROJECT_DIR,
+      env: { ...process.env, LOCAL_DYNAMODB_DIR: join(dir, 'dynamodb') },
+    },
+  );
+  return stdout;
+}
+
+const LOCK = '/sync/ptp-status/lock-state';
+
+describe('producer grants, owners, rates and quotas through npm start', () => {
+  it('the unnamed producer registers and publishes anywhere, as before', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const created = await call('POST', '/publishers', { body: { ResourceAddress: `${node}${LOCK}` } });
+    expect(created.status).toBe(201);
+    expect(
+      (
+        await call('POST', `/publishers/${created.body.SubscriptionId}/events`, {
+          body: lockStateEvent({ node }),
+        })
+      ).status,
+    ).toBe(202);
+  });
+
+  it('a named producer is held to its grants; npm run grants gives one; another principal cannot use its publisher', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const refused = await call('POST', '/publishers', {
+      body: { ResourceAddress: `${node}${LOCK}` },
+      producer: 'node-a',
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-type')).toBe('application/problem+json');
+    const command = `npm run grants -- add 'local:node-a' ${node}${LOCK}`;
+    expect(refused.body.detail).toContain(command);
+
+    expect(await grants('add', 'local:node-a', node)).toContain(
+      `granted local:node-a ${node} on stage local`,
+    );
+    expect(await grants('add', 'local:node-b', node)).toContain('granted local:node-b');
+    expect(await grants('list')).toContain(`local:node-a\t${node}`);
+
+    const created = await call('POST', '/publishers', {
+      body: { ResourceAddress: `${node}${LOCK}` },
+      producer: 'node-a',
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.SubscriptionId;
+    // Two producers on one address: the other, though granted, may not publish, delete or register over it.
+    const other = await call('POST', `/publishers/${id}/events`, {
+      body: lockStateEvent({ node }),
+      producer: 'node-b',
+    });
+    expect(other.status).toBe(403);
+    expect(other.body.detail).toContain(
+      'only the principal that registered a publisher may publish through it',
+    );
+    expect((await call('DELETE', `/publishers/${id}`, { producer: 'node-b' })).status).toBe(403);
+    expect(
+      (await call('POST', '/publishers', { body: { ResourceAddress: `${node}${LOCK}` }, producer: 'node-b' }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await call('POST', `/publishers/${id}/events`, { body: lockStateEvent({ node }), producer: 'node-a' }))
+        .status,
+    ).toBe(202);
+  });
+
+  it('a publisher over its rate gets 429 with Retry-After; a producer over its quota of publishers gets 403 naming it', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    await grants('add', 'local:node-c', node);
+    const created = await call('POST', '/publishers', {
+      body: { ResourceAddress: `${node}${LOCK}` },
+      producer: 'node-c',
+    });
+    const id = created.body.SubscriptionId;
+    const statuses: number[] = [];
+    let last: Awaited<ReturnType<typeof call>> | undefined;
+    for (let i = 0; i < 4; i++) {
+      last = await call('POST', `/publishers/${id}/events`, {
+        body: lockStateEvent({ node }),
+        producer: 'node-c',
+      });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([202, 202, 202, 429]);
+    expect(Number(last?.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(last?.body.detail).toContain('over its rate of 0.2 events a second (bursts of 3)');
+
+    expect(
+      (
+        await call('POST', '/publishers', {
+          body: { ResourceAddress: `${node}/sync/ptp-status/clock-class` },
+          producer: 'node-c',
+        })
+      ).status,
+    ).toBe(201);
+    const over = await call('POST', '/publishers', {
+      body: { ResourceAddress: `${node}/sync/sync-status/sync-state` },
+      producer: 'node-c',
+    });
+    expect(over.status).toBe(403);
+    expect(over.body.detail).toContain('the quota of publishers per producer principal is 2');
+    expect(over.body.detail).toContain('--param="publishersPerProducer=<n>"');
+  });
+});
