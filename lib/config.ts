@@ -201,6 +201,7 @@ export function readSettingsFrom(env: Env): void {
   loadedSigning = undefined;
   loadedEndpointTls = undefined;
   loadedWebhookKeys = undefined;
+  loadedLimits = undefined;
 }
 
 /** The settings every function shares, loaded on first use (lib/services.ts: at init) and then kept. */
@@ -472,6 +473,6 @@ export function loadLimitsConfig(env: Env): LimitsConfig {
 let loadedLimits: LimitsConfig | undefined;
 
 export function limitsConfig(): LimitsConfig {
-  loadedLimits ??= loadLimitsConfig(process.env);
+  loadedLimits ??= loadLimitsConfig(source);
   return loadedLimits;
 }
