@@ -39,8 +39,7 @@ import type { QueuePort } from './queue/queue-port';
 import { QueuedDelivery } from './queue/queued-delivery';
 import { QueuedRemoval } from './queue/queued-removal';
 import type { SecretBox } from './secrets/secret-box';
-import { ClientTlsSource, fileTlsReader } from './tls/client-tls';
-import { secretTlsReader } from './tls/secret-tls-reader';
+import { type ClientTlsReader, ClientTlsSource } from './tls/client-tls';
 
 /**
  * What differs between the hosts of the one contract: where its data lives and how its queues
@@ -64,6 +63,8 @@ export interface HostAdapters {
   /** What seals signing secrets and private keys: a data key from KMS in the region, from a file on a node. */
   secretBox(): SecretBox;
   queue(): QueuePort;
+  /** Where deliveries read their TLS client identity and private CAs (ENDPOINT_TLS_… settings). */
+  endpointTlsReader(): ClientTlsReader;
   /** The operator's grants to producer principals (`npm run grants`); a node has none: its scope decides. */
   producerGrants?(): ProducerGrantStore;
   /** Where accepted events go beside the host's own fan-out (a node's: its outbox to the region). */
@@ -171,10 +172,7 @@ export function signingWebhookKeys(): WebhookKeys {
 function serviceCredentials(): ServiceCredentials {
   return kept(serviceCredentials, () => {
     const tls = endpointTlsConfig();
-    const read =
-      tls.source.kind === 'secret'
-        ? secretTlsReader(tls.source.secretId)
-        : fileTlsReader(tls.source, tls.caFile);
+    const read = installed ? installed.endpointTlsReader() : region.endpointTlsReader();
     return new ServiceCredentials(new ClientTlsSource(read, tls.refreshSeconds * 1000), signingWebhookKeys());
   });
 }

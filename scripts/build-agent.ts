@@ -1,8 +1,9 @@
 /**
  * `npm run build:agent`: the node agent as one npm package a node installs on its own,
  * `dist/ocloud-node-agent-<version>.tgz`, with the bin `ocloud-node-agent`. esbuild bundles the
- * agent, the lib/domain rules it shares with the service and its JavaScript packages (the AWS
- * signer and credential chain) into one file; node-unix-socket, whose prebuilt native binaries
+ * agent, the service's code it serves its node's API with (--serve) and its JavaScript packages
+ * (the AWS signer and credential chain, middy, Powertools' logger) into one file, without the
+ * region's adapters (agent/serve/without-region.ts); node-unix-socket, whose prebuilt native binaries
  * npm picks per platform, stays a dependency. Nothing else of the repository goes in.
  */
 import { execFileSync } from 'node:child_process';
@@ -33,6 +34,16 @@ await build({
   format: 'esm',
   target: 'node20',
   external: [NATIVE],
+  // A node serves with its own adapters: the region's, and their AWS SDK clients, stay out.
+  plugins: [
+    {
+      name: 'without-region',
+      setup: (bundler) =>
+        bundler.onResolve({ filter: /\/hosts\/region$/ }, () => ({
+          path: join(root, 'agent', 'serve', 'without-region.ts'),
+        })),
+    },
+  ],
   // The AWS SDK's CommonJS parts call require(); an ES module has none of its own.
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __agentRequire } from 'node:module';\nconst require = __agentRequire(import.meta.url);",

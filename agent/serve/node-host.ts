@@ -9,12 +9,14 @@
  * the settings every function shares when it is loaded.
  */
 import { join } from 'node:path';
+import { endpointTlsConfig } from '../../lib/config';
 import { NodeScope } from '../../lib/domain/node-scope';
 import type { AcceptedEvent } from '../../lib/domain/ports';
 import { DEFAULT_CONSUMERS, pollQueues } from '../../lib/queue/event-source';
 import { localDataKey } from '../../lib/secrets/local-data-key';
 import { AesGcmSecretBox } from '../../lib/secrets/secret-box';
 import { publish, publishers, queue, serveWith } from '../../lib/services';
+import { fileTlsReader } from '../../lib/tls/client-tls';
 import type { QueuedEvent } from '../outbox';
 import { DEFAULT_ROUTE, QUEUE_FUNCTIONS, ROTATE_WEBHOOK_KEYS, ROUTE_HANDLERS } from './api-routes';
 import { DiskCounterStore } from './disk/counter-store';
@@ -69,6 +71,15 @@ export async function startNodeHost(options: NodeHostOptions): Promise<NodeHost>
     storeHealth: () => new DiskStoreHealth(journal),
     webhookKeyStore: (box) => new DiskWebhookKeyStore(journal, box),
     queue: () => nodeQueue,
+    // PEM files (ENDPOINT_CLIENT_CERT_FILE, …), as on the local stage: a node has no Secrets Manager.
+    endpointTlsReader: () => {
+      const tls = endpointTlsConfig();
+      if (tls.source.kind === 'secret')
+        throw new Error(
+          "ENDPOINT_TLS_SECRET is the region's: a node reads its TLS identity from ENDPOINT_CLIENT_CERT_FILE and ENDPOINT_CLIENT_KEY_FILE",
+        );
+      return fileTlsReader(tls.source, tls.caFile);
+    },
     forwardAccepted: async (accepted: AcceptedEvent) =>
       options.forward({ address: accepted.resourceAddress, event: accepted.event }),
     scope: new NodeScope(options.node),

@@ -4,7 +4,7 @@
  * One function per adapter, each reached only through its accessor in lib/services.ts, so that a
  * function's bundle holds only the adapters its handler uses (test/budgets/bundle-size.test.ts).
  */
-import { config, queueConfig, signingConfig } from '../config';
+import { config, endpointTlsConfig, queueConfig, signingConfig } from '../config';
 import { SqsQueue } from '../queue/sqs-queue';
 import { awsKms, kmsDataKey } from '../secrets/kms-data-key';
 import { localDataKey } from '../secrets/local-data-key';
@@ -20,6 +20,8 @@ import { DynamoPublisherStore } from '../store/publisher-store';
 import { DynamoWrappedKeyStore } from '../store/signing-key-store';
 import { DynamoSubscriptionStore } from '../store/subscription-store';
 import { DynamoWebhookKeyStore } from '../store/webhook-key-store';
+import { fileTlsReader } from '../tls/client-tls';
+import { secretTlsReader } from '../tls/secret-tls-reader';
 
 let theTable: DynamoTable | undefined;
 
@@ -60,4 +62,12 @@ export const queue: HostAdapters['queue'] = () => {
     'dead-letter': urls.deadLetterUrl,
     cleanup: urls.cleanupUrl,
   });
+};
+
+/** From a Secrets Manager secret when deployed (ENDPOINT_TLS_SECRET), PEM files locally. */
+export const endpointTlsReader: HostAdapters['endpointTlsReader'] = () => {
+  const tls = endpointTlsConfig();
+  return tls.source.kind === 'secret'
+    ? secretTlsReader(tls.source.secretId)
+    : fileTlsReader(tls.source, tls.caFile);
 };

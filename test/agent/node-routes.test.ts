@@ -58,3 +58,13 @@ describe("the node's API and serverless.yml", () => {
     expect(ROTATE_WEBHOOK_KEYS).toBe(await handlerOf(functions.rotateWebhookKeys?.handler ?? ''));
   });
 });
+
+describe("the agent's package", () => {
+  it("leaves out every one of the region's adapters, each in its place (agent/serve/without-region.ts)", async () => {
+    const region = await import('../../lib/hosts/region');
+    const without = await import('../../agent/serve/without-region');
+    expect(Object.keys(without).sort()).toEqual(Object.keys(region).sort());
+    for (const absent of Object.values(without))
+      expect(() => (absent as () => unknown)()).toThrow(/no region adapters/);
+  });
+});
