@@ -11,7 +11,7 @@
  * agent seeing it (the event's time) to the node's consumer and to the region's, side by side.
  * Budgets: the node's path p99 ≤ 50 ms and ≤ 0.25 × the region's p99 in the same run; the serving
  * agent's resident memory, with 100 subscriptions on its node, ≤ 1.5 × an agent's that follows
- * the same ptp4l without serving.
+ * the same ptp4l without serving. The agents are the package as a node installs it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import {
   daemonsMissing,
   freePort,
+  installAgentPackage,
   nmeaFeeder,
   post,
   startAgent,
@@ -73,12 +74,15 @@ async function main() {
     });
     if (subscribed.status !== 201) throw new Error(`subscribe: HTTP ${subscribed.status}`);
     // Subscribed before the agents start, so that their states at start reach the consumer too.
+    // The agents as a node runs them: the package, built and installed (its memory is the node's).
+    const installed = installAgentPackage(join(dir, 'package'));
     /** @param {string} node @param {Omit<Parameters<typeof startAgent>[0], 'service' | 'node' | 'stateDir'>} follows */
     const agentFor = (node, follows) =>
       startAgent({
         service: service.base,
         node,
         stateDir: join(dir, node.slice(node.lastIndexOf('/'))),
+        command: join(installed, 'node_modules', '.bin', 'ocloud-node-agent'),
         ...follows,
       });
     const servePort = await freePort();
