@@ -49,7 +49,7 @@ export class Journal {
 
   private constructor(
     private readonly dir: string,
-    private readonly items: Map<string, unknown>,
+    private readonly items: Items,
   ) {
     this.logFd = openSync(join(dir, LOG), 'a');
   }
@@ -57,7 +57,7 @@ export class Journal {
   /** Opens (creating) the store in `dir`: the snapshot, then the log replayed over it, then compacted. */
   static open(dir: string): Journal {
     mkdirSync(dir, { recursive: true });
-    const items = new Map<string, unknown>();
+    const items = new Items();
     for (const [key, value] of readSnapshot(join(dir, SNAPSHOT))) items.set(key, freeze(value));
     for (const entries of readLog(join(dir, LOG))) apply(items, entries);
     const journal = new Journal(dir, items);
@@ -74,7 +74,8 @@ export class Journal {
   /** Every key starting with `prefix` and its value, in plain string order of the keys. */
   scan<T>(prefix: string): Array<[string, T]> {
     const found: Array<[string, T]> = [];
-    for (const [key, value] of this.items) if (key.startsWith(prefix)) found.push([key, value as T]);
+    for (const [key, value] of this.items.ofKind(prefix))
+      if (key.startsWith(prefix)) found.push([key, value as T]);
     return found.sort(([a], [b]) => inStringOrder(a, b));
   }
 
@@ -142,7 +143,7 @@ export class Journal {
     const aside = `${path}.tmp`;
     const snapshotFd = openSync(aside, 'w');
     try {
-      writeSync(snapshotFd, JSON.stringify([...this.items]));
+      writeSync(snapshotFd, JSON.stringify([...this.items.all]));
       fsyncSync(snapshotFd);
     } finally {
       closeSync(snapshotFd);
@@ -187,7 +188,47 @@ function readLog(path: string): LogEntry[][] {
   });
 }
 
-function apply(items: Map<string, unknown>, entries: readonly LogEntry[]): void {
+/**
+ * The items, and the same items by kind (a key's part up to its first `#`: `sub#`, `pub#`,
+ * `queue#` …), so that a scan reads its own kind's items and not the whole store (a node's
+ * accepted-event records and queue messages outnumber its subscriptions many times).
+ */
+class Items {
+  readonly all = new Map<string, unknown>();
+  private readonly kinds = new Map<string, Map<string, unknown>>();
+
+  get(key: string): unknown {
+    return this.all.get(key);
+  }
+
+  set(key: string, value: unknown): void {
+    this.all.set(key, value);
+    const kind = kindOf(key);
+    let items = this.kinds.get(kind);
+    if (!items) {
+      items = new Map();
+      this.kinds.set(kind, items);
+    }
+    items.set(key, value);
+  }
+
+  delete(key: string): void {
+    this.all.delete(key);
+    this.kinds.get(kindOf(key))?.delete(key);
+  }
+
+  /** The items a key starting with `prefix` may be among: its kind's, or all when it names none. */
+  ofKind(prefix: string): Map<string, unknown> {
+    if (!prefix.includes('#')) return this.all;
+    return this.kinds.get(kindOf(prefix)) ?? new Map();
+  }
+}
+
+function kindOf(key: string): string {
+  return key.slice(0, key.indexOf('#') + 1);
+}
+
+function apply(items: Items, entries: readonly LogEntry[]): void {
   for (const entry of entries) {
     if (entry.length === 1) items.delete(entry[0]);
     else items.set(entry[0], freeze(entry[1]));
