@@ -17,6 +17,8 @@ import { Outbox } from './outbox';
 import { Phc2sysWatcher } from './phc2sys';
 import { Ptp4lWatcher } from './ptp4l';
 import { type Auth, Sender, ServiceClient, serviceOrigin } from './service';
+import { SynceAgent, synceAddress } from './synce-agent';
+import { Synce4lWatcher } from './synce4l';
 
 const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/node> [--ptp4l <uds path>] [--gpsd <host:port>]
          [--chronyd <socket> | --phc2sys <-|file|journal:unit>]   (npm run agent -- … in the repository)
@@ -27,6 +29,8 @@ const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/no
   --gpsd     GPSD          gpsd's host:port, e.g. 127.0.0.1:2947
   --chronyd  CHRONYD_SOCKET  chronyd's command socket, e.g. /run/chrony/chronyd.sock (read with chronyc)
   --phc2sys  PHC2SYS       where phc2sys's offset lines come from: - (standard input), a file, or journal:<unit>
+  --synce4l  SYNCE4L       where synce4l's log lines come from: - (standard input), a file, or journal:<unit>
+  --synce4l-socket  SYNCE4L_SOCKET  synce4l's smc_socket_path, for each device's QL (e.g. /run/synce4l_socket)
   --os-clock-max-offset-ns  OS_CLOCK_MAX_OFFSET_NS  the OS clock is LOCKED within +/- this offset
                            (default 100 with --phc2sys, 1000000 with --chronyd)
   --os-clock-holdover-s  OS_CLOCK_HOLDOVER_S  HOLDOVER this long after its source is lost, then FREERUN (default 5)
@@ -45,6 +49,7 @@ interface Settings {
   readonly ptp4l?: string;
   readonly gpsd?: { host: string; port: number };
   readonly osClock?: { kind: 'chronyd' | 'phc2sys'; source: string; maxOffsetNs: number; holdoverMs: number };
+  readonly synce4l?: { source: string; socket?: string };
   readonly domain: number;
   readonly maxOffsetNs: number;
   readonly pollMs: number;
@@ -65,6 +70,8 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       gpsd: { type: 'string' },
       chronyd: { type: 'string' },
       phc2sys: { type: 'string' },
+      synce4l: { type: 'string' },
+      'synce4l-socket': { type: 'string' },
       'os-clock-max-offset-ns': { type: 'string' },
       'os-clock-holdover-s': { type: 'string' },
       domain: { type: 'string' },
@@ -132,9 +139,16 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
         { kind: 'chronyd', source: resolve(chronyd), maxOffsetNs, holdoverMs: holdoverS * 1000 }
       : { kind: 'phc2sys', source: phc2sys ?? '-', maxOffsetNs, holdoverMs: holdoverS * 1000 };
   }
-  if (!ptp4l && !gpsd && !osClock)
+  const synce4lSource = values.synce4l ?? env.SYNCE4L;
+  const synce4lSocket = values['synce4l-socket'] ?? env.SYNCE4L_SOCKET;
+  if (synce4lSocket && !synce4lSource)
     throw new SettingsError(
-      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET) or a combination',
+      '--synce4l-socket (SYNCE4L_SOCKET) needs --synce4l (SYNCE4L): its lines name the devices',
+    );
+  const synce4l = synce4lSource ? { source: synce4lSource, socket: synce4lSocket } : undefined;
+  if (!ptp4l && !gpsd && !osClock && !synce4l)
+    throw new SettingsError(
+      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET), --synce4l (SYNCE4L) or a combination',
     );
   const authKind = values.auth ?? env.AGENT_AUTH ?? 'none';
   let auth: Auth;
@@ -154,6 +168,7 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     ptp4l,
     gpsd,
     osClock,
+    synce4l,
     domain: integer(values.domain ?? env.PTP4L_DOMAIN, 0, '--domain (PTP4L_DOMAIN)', 0, 255),
     maxOffsetNs: integer(
       values['max-offset-ns'] ?? env.MAX_OFFSET_NS,
@@ -271,6 +286,20 @@ function main(): void {
       () => agent.stop(),
     );
   }
+  if (config.synce4l) {
+    const synce = new SynceAgent(config.node, outbox, () => sender.kick(), log);
+    const watcher = new Synce4lWatcher(
+      config.synce4l.source,
+      config.synce4l.socket,
+      config.pollMs,
+      (report) => synce.onReport(report),
+    );
+    void watcher.start();
+    stops.push(() => watcher.stop());
+    for (const resource of ['synceLock', 'synceQuality'] as const) {
+      void sender.register(synceAddress(config.node, resource)).catch(() => undefined);
+    }
+  }
   // Publishers are registered at start (201 or 409 alike), and again whenever the service lost one.
   const published: Resource[] = [
     ...(config.ptp4l ? (['lockState', 'clockClass'] as const) : []),
@@ -284,7 +313,7 @@ function main(): void {
     ),
   ).then(() => sender.kick());
   log(
-    `node agent for ${config.node}: ${[config.ptp4l && `ptp4l at ${config.ptp4l}`, config.gpsd && `gpsd at ${config.gpsd.host}:${config.gpsd.port}`, osClock && `${osClock.kind} at ${osClock.source}`].filter(Boolean).join(', ')}; publishing to ${client.url} (auth ${config.auth.kind})`,
+    `node agent for ${config.node}: ${[config.ptp4l && `ptp4l at ${config.ptp4l}`, config.gpsd && `gpsd at ${config.gpsd.host}:${config.gpsd.port}`, osClock && `${osClock.kind} at ${osClock.source}`, config.synce4l && `synce4l from ${config.synce4l.source}`].filter(Boolean).join(', ')}; publishing to ${client.url} (auth ${config.auth.kind})`,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
