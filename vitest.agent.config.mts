@@ -15,6 +15,8 @@ export default defineConfig({
     },
     hookTimeout: 300_000,
     testTimeout: 240_000,
+    // One file at a time: several build the agent's package into dist/, and the daemons' timings want the cores.
+    fileParallelism: false,
     silent: 'passed-only',
   },
 });

@@ -6,7 +6,16 @@
  * npm picks per platform, stays a dependency. Nothing else of the repository goes in.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -59,9 +68,11 @@ writeFileSync(
   )}\n`,
 );
 copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'));
+// The systemd unit a bare-metal node enables (docs/agent.md).
+cpSync(join(root, 'agent', 'systemd'), join(stage, 'systemd'), { recursive: true });
 writeFileSync(
   join(stage, 'README.md'),
-  "# ocloud-node-agent\n\n`ocloud-node-agent --help` lists its settings; the project's docs/agent.md describes them, the states it publishes and a systemd unit.\n",
+  "# ocloud-node-agent\n\n`ocloud-node-agent --help` lists its settings; the project's docs/agent.md describes them and the states it publishes; `systemd/ocloud-node-agent.service` is its systemd unit.\n",
 );
 const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', dist], {
   cwd: stage,
