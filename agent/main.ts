@@ -1,29 +1,37 @@
 /**
  * The node agent: `ocloud-node-agent --service <url> --node </cluster/site/node> [--ptp4l <uds>]
- * [--gpsd <host:port>] [--chronyd <socket> | --phc2sys <source>]` (`npm run agent -- …` in the
- * repository), or the same settings as environment variables (docs/agent.md). It listens on
- * nothing: it only connects to ptp4l's socket, gpsd, chronyd (through chronyc) and the service.
+ * [--gpsd <host:port>] [--chronyd <socket> | --phc2sys <source>] [--serve [host:]port]`
+ * (`npm run agent -- …` in the repository), or the same settings as environment variables
+ * (docs/agent.md). Without `--serve` it listens on nothing: it only connects to ptp4l's socket,
+ * gpsd, chronyd (through chronyc) and the service. With it, it also serves the O-Cloud API for its
+ * node (agent/serve, docs/node-api.md), and every event goes to the node's subscribers first.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { readSettingsFrom } from '../lib/config';
 import { normaliseResourceAddress } from '../lib/domain/resource-address';
+import { BASE_PATH as API_PATH } from '../lib/http/base-path';
 import { ChronydWatcher } from './chronyd';
 import { RESOURCES, type Resource, resourceAddress } from './events';
 import { GpsdWatcher } from './gpsd';
 import { NodeAgent } from './node-agent';
-import { Outbox } from './outbox';
+import { Outbox, type QueuedEvent } from './outbox';
 import { Phc2sysWatcher } from './phc2sys';
 import { Ptp4lWatcher } from './ptp4l';
+import type { NodeStatus } from './serve/node-health';
+import { nodeSettings } from './serve/node-settings';
 import { type Auth, Sender, ServiceClient, serviceOrigin } from './service';
 import { SynceAgent, synceAddress } from './synce-agent';
 import { Synce4lWatcher } from './synce4l';
 
 const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/node> [--ptp4l <uds path>] [--gpsd <host:port>]
-         [--chronyd <socket> | --phc2sys <-|file|journal:unit>]   (npm run agent -- … in the repository)
+         [--chronyd <socket> | --phc2sys <-|file|journal:unit>] [--serve [host:]port]   (npm run agent -- … in the repository)
   --service  SERVICE_URL   the service's origin, e.g. http://127.0.0.1:3000, or its API base
                            (…/api/ocloudNotifications/v2, as npm start prints it)
+  --serve    AGENT_SERVE   also serve the O-Cloud Notification API for this node on [host:]port
+                           (loopback unless a host is named; 9043 is the port Red Hat's consumer expects)
   --node     NODE_ADDRESS  the node's resource address, e.g. /cluster-1/site-1/node-1
   --ptp4l    PTP4L_UDS     ptp4l's uds_address, e.g. /var/run/ptp4l
   --gpsd     GPSD          gpsd's host:port, e.g. 127.0.0.1:2947
@@ -56,6 +64,7 @@ interface Settings {
   readonly auth: Auth;
   readonly stateDir: string;
   readonly outboxMax: number;
+  readonly serve?: { readonly host: string; readonly port: number };
 }
 
 class SettingsError extends Error {}
@@ -81,6 +90,7 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'token-file': { type: 'string' },
       'state-dir': { type: 'string' },
       'outbox-max': { type: 'string' },
+      serve: { type: 'string' },
       help: { type: 'boolean' },
     },
   });
@@ -146,9 +156,12 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       '--synce4l-socket (SYNCE4L_SOCKET) needs --synce4l (SYNCE4L): its lines name the devices',
     );
   const synce4l = synce4lSource ? { source: synce4lSource, socket: synce4lSocket } : undefined;
-  if (!ptp4l && !gpsd && !osClock && !synce4l)
+  const serveText = values.serve ?? env.AGENT_SERVE;
+  const serve = serveText ? listenAddress(serveText) : undefined;
+  // Serving, the node's producers may all be other processes that publish through its API.
+  if (!ptp4l && !gpsd && !osClock && !synce4l && !serve)
     throw new SettingsError(
-      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET), --synce4l (SYNCE4L) or a combination',
+      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET), --synce4l (SYNCE4L) or a combination, or --serve (AGENT_SERVE) for producers of its own',
     );
   const authKind = values.auth ?? env.AGENT_AUTH ?? 'none';
   let auth: Auth;
@@ -180,7 +193,19 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     auth,
     stateDir: values['state-dir'] ?? env.STATE_DIRECTORY ?? '.data/agent',
     outboxMax: integer(values['outbox-max'] ?? env.OUTBOX_MAX, 1000, '--outbox-max (OUTBOX_MAX)', 1),
+    serve,
   };
+}
+
+/** `--serve`'s `[host:]port`: `9043`, `127.0.0.1:9043`, `0.0.0.0:9043`, `[::1]:9043`. */
+function listenAddress(text: string): { host: string; port: number } {
+  const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/.exec(text.trim());
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65_535)
+    throw new SettingsError(
+      `--serve (AGENT_SERVE) "${text}" must be [host:]port, e.g. 9043 (loopback) or 0.0.0.0:9043 (every interface)`,
+    );
+  return { host: match[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
 /** chronyd is read through chronyc: without it the agent would report a FREERUN that is not. */
@@ -207,7 +232,7 @@ function integer(
   return value;
 }
 
-function main(): void {
+async function main(): Promise<void> {
   let config: Settings;
   try {
     config = settings(process.argv.slice(2), process.env);
@@ -245,10 +270,30 @@ function main(): void {
     debug,
   );
   const osClock = config.osClock;
+  const followed = [
+    config.ptp4l && { daemon: 'ptp4l', source: config.ptp4l },
+    config.gpsd && { daemon: 'gpsd', source: `${config.gpsd.host}:${config.gpsd.port}` },
+    osClock && { daemon: osClock.kind, source: osClock.source },
+    config.synce4l && { daemon: 'synce4l', source: config.synce4l.source },
+  ].filter((daemon) => !!daemon);
+  // Publishers are registered at start (201 or 409 alike), and again whenever the service lost one.
+  const published: Resource[] = [
+    ...(config.ptp4l ? (['lockState', 'clockClass'] as const) : []),
+    ...(config.gpsd ? (['gnss'] as const) : []),
+    ...(osClock ? (['osClock'] as const) : []),
+    // sync-state folds ptp4l, gpsd and the OS clock; SyncE stays out of it (docs/agent.md).
+    ...(config.ptp4l || config.gpsd || osClock ? (['syncState'] as const) : []),
+  ];
+  const node = config.serve && (await serveNode(config, config.serve, outbox, sender, followed, log));
+  if (node)
+    await Promise.all(
+      published.map((resource) => node.host.register(resourceAddress(config.node, resource))),
+    );
   const agent = new NodeAgent(
     config.node,
     config.maxOffsetNs,
-    outbox,
+    // Serving, an event goes to the node's subscribers first, and from there to the outbox.
+    node ? node.sink : outbox,
     () => sender.kick(),
     log,
     osClock && { ...osClock, followsPtp: osClock.kind === 'phc2sys' },
@@ -287,7 +332,7 @@ function main(): void {
     );
   }
   if (config.synce4l) {
-    const synce = new SynceAgent(config.node, outbox, () => sender.kick(), log);
+    const synce = new SynceAgent(config.node, node ? node.sink : outbox, () => sender.kick(), log);
     const watcher = new Synce4lWatcher(
       config.synce4l.source,
       config.synce4l.socket,
@@ -297,31 +342,91 @@ function main(): void {
     void watcher.start();
     stops.push(() => watcher.stop());
     for (const resource of ['synceLock', 'synceQuality'] as const) {
+      if (node) await node.host.register(synceAddress(config.node, resource));
       void sender.register(synceAddress(config.node, resource)).catch(() => undefined);
     }
   }
-  // Publishers are registered at start (201 or 409 alike), and again whenever the service lost one.
-  const published: Resource[] = [
-    ...(config.ptp4l ? (['lockState', 'clockClass'] as const) : []),
-    ...(config.gpsd ? (['gnss'] as const) : []),
-    ...(osClock ? (['osClock'] as const) : []),
-    'syncState',
-  ];
   void Promise.all(
     published.map((resource) =>
       sender.register(resourceAddress(config.node, resource)).catch(() => undefined),
     ),
   ).then(() => sender.kick());
   log(
-    `node agent for ${config.node}: ${[config.ptp4l && `ptp4l at ${config.ptp4l}`, config.gpsd && `gpsd at ${config.gpsd.host}:${config.gpsd.port}`, osClock && `${osClock.kind} at ${osClock.source}`, config.synce4l && `synce4l from ${config.synce4l.source}`].filter(Boolean).join(', ')}; publishing to ${client.url} (auth ${config.auth.kind})`,
+    `node agent for ${config.node}: ${followed.map(({ daemon, source }) => `${daemon} at ${source}`).join(', ') || 'no daemon'}; publishing to ${client.url} (auth ${config.auth.kind})${node ? `; serving the node's API at ${node.host.url}${API_PATH}` : ''}`,
   );
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.on(signal, () => {
       for (const stop of stops) stop();
       sender.stop();
-      process.exit(0);
+      void (node ? node.host.stop() : Promise.resolve()).finally(() => process.exit(0));
     });
   }
 }
 
-main();
+/**
+ * `--serve`: the node's own API (agent/serve/node-host.ts). Its settings are given before its
+ * code is loaded, since the service's code reads them as it loads. Every event accepted on the
+ * node, the agent's own and other producers', goes to the outbox for the region.
+ */
+async function serveNode(
+  config: Settings,
+  listen: { host: string; port: number },
+  outbox: Outbox,
+  sender: Sender,
+  followed: NodeStatus['daemons'],
+  log: (line: string) => void,
+) {
+  readSettingsFrom(nodeSettings(config.stateDir, process.env));
+  // Read by the service's libraries themselves as they load: the functions' log lines name the
+  // agent, and their metrics are EMF lines on standard output (a node's log shipper may forward
+  // them to CloudWatch) unless the node names another environment, such as `Agent` for a
+  // CloudWatch agent on the node. Never the library's default, which probes for one.
+  process.env.POWERTOOLS_SERVICE_NAME ??= 'ocloud-node-agent';
+  process.env.AWS_EMF_ENVIRONMENT ??= 'Local';
+  const { startNodeHost } = await import('./serve/node-host');
+  const nodeKey = createHash('sha256').update(config.node).digest('hex').slice(0, 16);
+  const host = await startNodeHost({
+    node: config.node,
+    stateDir: config.stateDir,
+    storeDir: `node-${nodeKey}`,
+    listen,
+    forward: (item) => {
+      outbox.push(item);
+      sender.kick();
+    },
+    status: () => ({
+      daemons: followed,
+      region: {
+        url: sender.url,
+        reachable: sender.problem === undefined,
+        ...(sender.problem ? { problem: sender.problem } : {}),
+      },
+      outbox: { depth: outbox.size },
+    }),
+    log,
+  }).catch((error: unknown) => {
+    console.error(
+      `cannot serve the node's API on ${listen.host}:${listen.port}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    process.exit(1);
+  });
+  // The agent's events, each address's in order: one publish at a time. One the node cannot take
+  // (its disk failing) still goes to the region.
+  let chain = Promise.resolve();
+  const sink = {
+    push: (item: QueuedEvent) => {
+      chain = chain.then(() =>
+        host.publish(item).catch((error: unknown) => {
+          log(
+            `the node's API could not take ${item.event.type} for ${item.address} (${String(error)}); sending it to the region only`,
+          );
+          outbox.push(item);
+          sender.kick();
+        }),
+      );
+    },
+  };
+  return { host, sink };
+}
+
+await main();

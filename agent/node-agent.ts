@@ -44,7 +44,8 @@ export class NodeAgent {
   constructor(
     private readonly node: string,
     private readonly maxOffsetNs: number,
-    private readonly outbox: Outbox,
+    /** Where each event goes: the outbox, or the node's own API when the agent serves it. */
+    private readonly outbox: Pick<Outbox, 'push'>,
     private readonly onQueued: () => void,
     private readonly log: (line: string) => void,
     private readonly osClock?: OsClockSettings,

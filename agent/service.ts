@@ -139,6 +139,16 @@ export class Sender {
     private readonly verbose = false,
   ) {}
 
+  /** The service's API base. */
+  get url(): string {
+    return this.client.url;
+  }
+
+  /** Why the service cannot take events now, or undefined while it does. */
+  get problem(): string | undefined {
+    return this.outage;
+  }
+
   /** Starts sending if it is not already. */
   kick(): void {
     this.pause.wake();

@@ -6,10 +6,15 @@
  * moment is known); a chronyd client losing and regaining its server, from its log line to
  * os-clock-sync-state HOLDOVER / LOCKED (the holdover before FREERUN not counted). Beside it, the
  * same event POSTed by a plain loop. Budgets: end to end p99 ≤ 1 s (the vDU's deadline); the
- * agent's share (the daemon's answer seen → 202) p99 ≤ 100 ms.
+ * agent's share (the daemon's answer seen → 202) p99 ≤ 100 ms. The grandmaster's agent also serves
+ * its node's API (`--serve`), with a consumer subscribed there: each grandmaster change, from the
+ * agent seeing it (the event's time) to the node's consumer and to the region's, side by side.
+ * Budgets: the node's path p99 ≤ 50 ms and ≤ 0.25 × the region's p99 in the same run; the serving
+ * agent's resident memory, with 100 subscriptions on its node, ≤ 1.5 × an agent's that follows
+ * the same ptp4l without serving.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -76,10 +81,28 @@ async function main() {
         stateDir: join(dir, node.slice(node.lastIndexOf('/'))),
         ...follows,
       });
-    const gmAgent = agentFor(gmNode, { ptp4l: pair.gmUds });
+    const servePort = await freePort();
+    const nodeApi = `http://127.0.0.1:${servePort}/api/ocloudNotifications/v2`;
+    const gmAgent = agentFor(gmNode, { ptp4l: pair.gmUds, args: ['--serve', `127.0.0.1:${servePort}`] });
+    // The same ptp4l followed without serving: the memory's floor.
+    const plainAgent = agentFor(`/${cluster}/site-1/gm-plain`, { ptp4l: pair.gmUds });
+    const nodeConsumer = await startConsumer();
+    cleanup.push(plainAgent, { stop: nodeConsumer.close });
     const gnssAgent = agentFor(gnssNode, { gpsd: `127.0.0.1:${gpsdPort}` });
     const ntpAgent = agentFor(ntpNode, { chronyd: chrony.socket, args: ['--os-clock-holdover-s', '1'] });
     cleanup.push(gmAgent, gnssAgent, ntpAgent);
+    /** Subscribes `endpoint` to the grandmaster's node on its own API. @param {string} endpoint */
+    const subscribeOnNode = async (endpoint) => {
+      const answer = await until(
+        () =>
+          post(`${nodeApi}/subscriptions`, { ResourceAddress: gmNode, EndpointUri: endpoint }).catch(
+            () => undefined,
+          ),
+        "the node's API",
+      );
+      if (answer.status !== 201) throw new Error(`subscribe on the node: HTTP ${answer.status}`);
+    };
+    await subscribeOnNode(nodeConsumer.url);
 
     /** The first notification for `address` with `value` that arrived after `since`. */
     const arrival = (
@@ -125,6 +148,8 @@ async function main() {
 
     /** @type {Array<{ kind: string, endToEnd: number, agent: number }>} */
     const samples = [];
+    /** A grandmaster change from the agent's observation (its time) to each consumer's 2xx. @type {Array<{ node: number, region: number }>} */
+    const paths = [];
     /**
      * @param {string} kind
      * @param {() => Promise<number | void>} change resolves when the daemon has changed (or with when)
@@ -134,6 +159,13 @@ async function main() {
       const changedAt = (await change()) ?? Date.now();
       const got = await arrival(address, value, changedAt);
       samples.push({ kind, endToEnd: got.at - changedAt, agent: await agentShare(agent, got.event.id) });
+      if (agent !== gmAgent) return;
+      const seen = Date.parse(got.event.time);
+      const atNode = await until(
+        () => nodeConsumer.received.find((r) => r.event?.id === got.event.id),
+        `${got.event.id} on the node`,
+      );
+      paths.push({ node: atNode.at - seen, region: got.at - seen });
     };
     const gmLock = `${gmNode}/sync/ptp-status/lock-state`;
     const gnss = `${gnssNode}/sync/gnss-status/gnss-sync-status`;
@@ -170,6 +202,21 @@ async function main() {
       await measure('NTP back (chronyd)', back, ntpAgent, ntpOs, 'LOCKED');
     }
 
+    // 99 more subscriptions on the node, each its own endpoint, and a few transitions through them.
+    for (let i = 1; i < 100; i++) await subscribeOnNode(`${nodeConsumer.url}?n=${i}`);
+    for (const [clockClass, state] of /** @type {const} */ ([
+      [7, 'HOLDOVER'],
+      [6, 'LOCKED'],
+    ])) {
+      const changedAt = Date.now();
+      await pair.setClockClass(clockClass);
+      await arrival(gmLock, state, changedAt);
+    }
+    /** @param {ReturnType<typeof startAgent>} agent */
+    const residentMiB = (agent) =>
+      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${agent.process.pid}/status`, 'utf8'))?.[1]) / 1024;
+    const [servingMiB, plainMiB] = [residentMiB(gmAgent), residentMiB(plainAgent)];
+
     /** p50 and p99 of `values`; with a budget, its verdict on the p99. @param {number[]} values @param {[string, number]} [budget] */
     const figures = (values, [figure, budget] = ['', Number.NaN]) => {
       const p99 = quantile(values, 0.99);
@@ -193,6 +240,23 @@ async function main() {
     baseline, plain POST → consumer    ${figures(baselineEndToEnd)}
   agent's share (seen → 202)          ${figures(part(samples, 'agent'), ['agent share p99 (ms)', 100])}
     baseline, plain POST → 202          ${figures(baselineAccept)}`);
+    const nodeP99 = quantile(
+      paths.map((p) => p.node),
+      0.99,
+    );
+    const regionP99 = quantile(
+      paths.map((p) => p.region),
+      0.99,
+    );
+    print(`\nThe node's path and the region's, ${paths.length} grandmaster changes (seen by the agent → consumer 2xx)
+  on the node (--serve)                ${figures(
+    paths.map((p) => p.node),
+    ['node path p99 (ms)', 50],
+  )}
+  through the region (npm start)       ${figures(paths.map((p) => p.region))}
+  node p99 / region p99                ${(nodeP99 / regionP99).toFixed(2)}   ${verdict(PART, 'node/region p99', nodeP99 / regionP99, 0.25)}
+  resident memory, serving 100 subscriptions ${servingMiB.toFixed(0)} MiB; following only ${plainMiB.toFixed(0)} MiB (the floor)
+    ratio                              ${(servingMiB / plainMiB).toFixed(2)}   ${verdict(PART, 'memory serving/plain', servingMiB / plainMiB, 1.5)}`);
   } finally {
     for (const part of cleanup.reverse()) await part.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });

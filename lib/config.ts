@@ -184,11 +184,28 @@ export function loadConfig(env: Env): Config {
   };
 }
 
+/**
+ * Where every setting below is read from: the process's environment, unless a host of the service
+ * names its own before any setting is read (the node agent's `--serve`, agent/serve/node-host.ts,
+ * gives its node's settings beside the process's). Each part is then read once and kept.
+ */
+let source: Env = process.env;
 let loaded: Config | undefined;
+
+export function readSettingsFrom(env: Env): void {
+  source = env;
+  loaded = undefined;
+  loadedDelivery = undefined;
+  loadedQueues = undefined;
+  loadedCursorSecret = undefined;
+  loadedSigning = undefined;
+  loadedEndpointTls = undefined;
+  loadedWebhookKeys = undefined;
+}
 
 /** The settings every function shares, loaded on first use (lib/services.ts: at init) and then kept. */
 export function config(): Config {
-  loaded ??= loadConfig(process.env);
+  loaded ??= loadConfig(source);
   return loaded;
 }
 
@@ -206,11 +223,10 @@ export interface QueueConfig {
 }
 
 /**
- * The settings of queued delivery, apart from `Config` because only the functions that enqueue
- * or deliver need them (a health check must not fail for a missing queue URL).
+ * The settings of delivery, apart from `Config` because only the functions that enqueue or deliver
+ * need them (a health check must not fail for a missing setting of theirs).
  */
 export interface DeliveryConfig {
-  readonly queue: QueueConfig;
   /** How long a notification is retried before it is dead-lettered. */
   readonly retryWindowSeconds: number;
   /** Exponential back-off: the first retry waits about `backoffBaseMs`, none more than `backoffMaxMs`. */
@@ -225,7 +241,7 @@ function httpUrl(env: Env, name: string): string {
 }
 
 /** The variables of the queue URLs: lib/queue/queues.json, which serverless.yml and the local queue read. */
-function queueConfig(env: Env): QueueConfig {
+export function loadQueueConfig(env: Env): QueueConfig {
   const cleanup = queues.cleanup.urlVariable;
   return {
     fanOutUrl: httpUrl(env, queues['fan-out'].urlVariable),
@@ -248,7 +264,6 @@ export function loadDeliveryConfig(env: Env): DeliveryConfig {
     );
   }
   return {
-    queue: queueConfig(env),
     retryWindowSeconds: positiveInt(env, 'DELIVERY_RETRY_WINDOW_SECONDS', 3600, MAX_RETRY_WINDOW_SECONDS),
     backoffBaseMs,
     backoffMaxMs,
@@ -259,8 +274,16 @@ let loadedDelivery: DeliveryConfig | undefined;
 
 /** The delivery settings, loaded on first use by a function that enqueues or delivers, then kept. */
 export function deliveryConfig(): DeliveryConfig {
-  loadedDelivery ??= loadDeliveryConfig(process.env);
+  loadedDelivery ??= loadDeliveryConfig(source);
   return loadedDelivery;
+}
+
+let loadedQueues: QueueConfig | undefined;
+
+/** The SQS queue URLs, loaded by the first send of a function that enqueues (the region's queues). */
+export function queueConfig(): QueueConfig {
+  loadedQueues ??= loadQueueConfig(source);
+  return loadedQueues;
 }
 
 /**
@@ -285,7 +308,7 @@ export function loadCursorSecret(env: Env): string {
 let loadedCursorSecret: string | undefined;
 
 export function cursorSecret(): string {
-  loadedCursorSecret ??= loadCursorSecret(process.env);
+  loadedCursorSecret ??= loadCursorSecret(source);
   return loadedCursorSecret;
 }
 
@@ -320,7 +343,7 @@ export function loadSigningConfig(env: Env): SigningConfig {
 let loadedSigning: SigningConfig | undefined;
 
 export function signingConfig(): SigningConfig {
-  loadedSigning ??= loadSigningConfig(process.env);
+  loadedSigning ??= loadSigningConfig(source);
   return loadedSigning;
 }
 
@@ -364,7 +387,7 @@ export function loadEndpointTlsConfig(env: Env): EndpointTlsConfig {
 let loadedEndpointTls: EndpointTlsConfig | undefined;
 
 export function endpointTlsConfig(): EndpointTlsConfig {
-  loadedEndpointTls ??= loadEndpointTlsConfig(process.env);
+  loadedEndpointTls ??= loadEndpointTlsConfig(source);
   return loadedEndpointTls;
 }
 
@@ -403,6 +426,6 @@ export function loadWebhookKeyConfig(env: Env): WebhookKeyConfig {
 let loadedWebhookKeys: WebhookKeyConfig | undefined;
 
 export function webhookKeyConfig(): WebhookKeyConfig {
-  loadedWebhookKeys ??= loadWebhookKeyConfig(process.env);
+  loadedWebhookKeys ??= loadWebhookKeyConfig(source);
   return loadedWebhookKeys;
 }

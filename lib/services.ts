@@ -7,6 +7,7 @@ import { FailedRecordBackoff } from './delivery/failed-record-backoff';
 import { FanOut } from './delivery/fan-out';
 import { createNetworkPolicy, type NetworkPolicy } from './delivery/network-policy';
 import { ServiceCredentials } from './delivery/sender-credentials';
+import type { NodeScope } from './domain/node-scope';
 import type {
   CounterStore,
   DeadLetterStore,
@@ -22,25 +23,38 @@ import { RotateSecret } from './domain/rotate-secret';
 import { Subscribe } from './domain/subscribe';
 import { SubscriptionDeliveries } from './domain/subscription-deliveries';
 import { Subscriptions } from './domain/subscriptions';
-import { WebhookKeys } from './domain/webhook-keys';
+import { type WebhookKeyStore, WebhookKeys } from './domain/webhook-keys';
+import { regionAdapters } from './hosts/region';
 import type { QueuePort } from './queue/queue-port';
 import { QueuedDelivery } from './queue/queued-delivery';
 import { QueuedRemoval } from './queue/queued-removal';
-import { SqsQueue } from './queue/sqs-queue';
-import { awsKms, kmsDataKey } from './secrets/kms-data-key';
-import { localDataKey } from './secrets/local-data-key';
-import { AesGcmSecretBox } from './secrets/secret-box';
-import { DynamoCounterStore } from './store/counter-store';
-import { DynamoDeadLetterStore } from './store/dead-letter-store';
-import { DynamoDeliveryCursors } from './store/delivery-cursors';
-import { documentClient } from './store/dynamo-client';
-import { DynamoTable } from './store/dynamo-table';
-import { DynamoPublisherStore } from './store/publisher-store';
-import { DynamoWrappedKeyStore } from './store/signing-key-store';
-import { DynamoSubscriptionStore } from './store/subscription-store';
-import { DynamoWebhookKeyStore } from './store/webhook-key-store';
 import { ClientTlsSource, fileTlsReader } from './tls/client-tls';
 import { secretTlsReader } from './tls/secret-tls-reader';
+
+/**
+ * What differs between the hosts of the one contract: where its data lives and how its queues
+ * run. The region's are DynamoDB and SQS (lib/hosts/region.ts); a node's are its disk and an
+ * in-process queue (agent/serve/node-host.ts). Everything else (the rules, delivery, signing,
+ * the HTTP layer) is the same code, wired once below. Each builder is called at most once.
+ */
+export interface HostAdapters {
+  /** The subscriptions, read without their signing secrets (for the functions that never sign). */
+  subscriptionStore(): SubscriptionStore;
+  /** The subscriptions with their signing secrets, sealed at rest: for the functions that sign or keep secrets. */
+  signingSubscriptionStore(): SubscriptionStore;
+  publisherStore(): PublisherStore;
+  deliveryCursors(): DeliveryCursorStore;
+  deadLetters(): DeadLetterStore;
+  counters(): CounterStore;
+  storeHealth(): StoreHealth;
+  /** The `v1a` keys; `sealed`: with their private halves, sealed at rest (signers and the rotation). */
+  webhookKeyStore(sealed: boolean): WebhookKeyStore;
+  queue(): QueuePort;
+  /** Where accepted events go beside the host's own fan-out (a node's: its outbox to the region). */
+  forwardAccepted?: DeliveryPort['eventAccepted'];
+  /** The node a node host serves (section 11 of the contract); the region serves every address. */
+  readonly scope?: NodeScope;
+}
 
 /**
  * The settings every function shares, read when its module is loaded (Lambda's init phase): a
@@ -60,70 +74,64 @@ function kept<T>(key: () => T, build: () => T): T {
   return instances.get(key) as T;
 }
 
+let installed: HostAdapters | undefined;
+
+/**
+ * Makes `adapters` this process's host, before any piece is built: the node agent's `--serve`
+ * calls it once at its start. Without it, the process is a function of the region.
+ */
+export function serveWith(adapters: HostAdapters): void {
+  if (instances.size > 0) throw new Error('serveWith() must be called before any service is used');
+  installed = adapters;
+}
+
+function host(): HostAdapters {
+  installed ??= regionAdapters(settings.tableName);
+  return installed;
+}
+
 function userAgent(): string {
   return `${settings.serviceName}/${settings.serviceVersion}`;
 }
 
-function table(): DynamoTable {
-  return kept(table, () => new DynamoTable(documentClient(), settings.tableName));
-}
-
 /** The subscriptions, read without their signing secrets (for the functions that never sign). */
 export function subscriptionStore(): SubscriptionStore {
-  return kept(subscriptionStore, () => new DynamoSubscriptionStore(table()));
-}
-
-/** Encrypts signing secrets: the data key is read from a file locally, unwrapped by KMS when deployed. */
-export function secretBox(): AesGcmSecretBox {
-  return kept(secretBox, () => {
-    const key = signingConfig().key;
-    return new AesGcmSecretBox(
-      key.kind === 'file'
-        ? localDataKey(key.path)
-        : kmsDataKey(awsKms(), key.keyId, new DynamoWrappedKeyStore(table())),
-    );
-  });
+  return kept(subscriptionStore, () => host().subscriptionStore());
 }
 
 /** The subscriptions with their signing secrets: for the functions that sign or keep secrets. */
 export function signingSubscriptionStore(): SubscriptionStore {
-  return kept(signingSubscriptionStore, () => new DynamoSubscriptionStore(table(), secretBox()));
+  return kept(signingSubscriptionStore, () => host().signingSubscriptionStore());
 }
 
 export function publisherStore(): PublisherStore {
-  return kept(publisherStore, () => new DynamoPublisherStore(table()));
+  return kept(publisherStore, () => host().publisherStore());
 }
 
 export function deliveryCursors(): DeliveryCursorStore {
-  return kept(deliveryCursors, () => new DynamoDeliveryCursors(table()));
+  return kept(deliveryCursors, () => host().deliveryCursors());
 }
 
 export function deadLetters(): DeadLetterStore {
-  return kept(deadLetters, () => new DynamoDeadLetterStore(table()));
+  return kept(deadLetters, () => host().deadLetters());
 }
 
 export function counters(): CounterStore {
-  return kept(counters, () => new DynamoCounterStore(table()));
+  return kept(counters, () => host().counters());
 }
 
 export function storeHealth(): StoreHealth {
-  return table();
+  return kept(storeHealth, () => host().storeHealth());
 }
 
 /** The `v1a` keys as the keys route lists them: public halves only, so it needs no KMS. */
 export function publishedWebhookKeys(): WebhookKeys {
-  return kept(
-    publishedWebhookKeys,
-    () => new WebhookKeys(new DynamoWebhookKeyStore(table()), webhookKeyConfig()),
-  );
+  return kept(publishedWebhookKeys, () => new WebhookKeys(host().webhookKeyStore(false), webhookKeyConfig()));
 }
 
 /** The `v1a` keys with their private halves: for the functions that sign, and the daily rotation. */
 export function signingWebhookKeys(): WebhookKeys {
-  return kept(
-    signingWebhookKeys,
-    () => new WebhookKeys(new DynamoWebhookKeyStore(table(), secretBox()), webhookKeyConfig()),
-  );
+  return kept(signingWebhookKeys, () => new WebhookKeys(host().webhookKeyStore(true), webhookKeyConfig()));
 }
 
 /** The TLS client identity and `v1a` key of the functions that send to consumers. */
@@ -142,17 +150,9 @@ export function networkPolicy(): NetworkPolicy {
   return kept(networkPolicy, () => createNetworkPolicy(settings.networkPolicy));
 }
 
-/** SQS, deployed and locally (`npm start` and the tests run a local queue that speaks its protocol). */
+/** The host's queues: SQS in the region, an in-process queue on a node. */
 export function queue(): QueuePort {
-  return kept(queue, () => {
-    const urls = deliveryConfig().queue;
-    return new SqsQueue({
-      'fan-out': urls.fanOutUrl,
-      delivery: urls.deliveryUrl,
-      'dead-letter': urls.deadLetterUrl,
-      cleanup: urls.cleanupUrl,
-    });
-  });
+  return kept(queue, () => host().queue());
 }
 
 // The queue is resolved at the first send, so that a route which never enqueues (a subscribe to an
@@ -163,8 +163,20 @@ const queueOnFirstUse: QueuePort = {
     queue().changeVisibility(name, receiptHandle, timeoutMs),
 };
 
+/** Accepted events to their subscribers through the fan-out queue, and where the host forwards them too. */
 export function delivery(): DeliveryPort {
-  return kept(delivery, () => new QueuedDelivery(queueOnFirstUse));
+  return kept(delivery, () => {
+    const queued = new QueuedDelivery(queueOnFirstUse);
+    const forward = host().forwardAccepted;
+    if (!forward) return queued;
+    return {
+      eventAccepted: async (accepted) => {
+        await queued.eventAccepted(accepted);
+        await forward(accepted);
+      },
+      currentStatesFor: (subscription, states) => queued.currentStatesFor(subscription, states),
+    };
+  });
 }
 
 export function fanOut(): FanOut {
@@ -224,6 +236,7 @@ export function subscribe(): Subscribe {
           serviceCredentials(),
         ),
         delivery(),
+        host().scope,
       ),
   );
 }
@@ -236,7 +249,7 @@ export function rotateSecret(): RotateSecret {
 }
 
 export function publishers(): Publishers {
-  return kept(publishers, () => new Publishers(publisherStore()));
+  return kept(publishers, () => new Publishers(publisherStore(), host().scope));
 }
 
 export function publish(): Publish {

@@ -22,18 +22,23 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
-import { setTimeout as sleep } from 'node:timers/promises';
-import type { SQSBatchResponse } from 'aws-lambda';
-import { type Backoff, backoffStepMs } from '../lib/backoff';
+import {
+  type Consumer,
+  DEFAULT_CONSUMERS,
+  type Invoke,
+  sqsEvent as lambdaSqsEvent,
+  NotInvokedError,
+  POLLED,
+  type PolledQueue,
+  pollQueues,
+} from '../lib/queue/event-source';
 import type { QueueName } from '../lib/queue/queue-port';
 import type queueSettings from '../lib/queue/queues.json';
 import { answerSqs, arn, LOCAL_ACCOUNT, type SqsApiContext } from './local-queue/sqs-api';
 import { openQueueStore, type SendEntry, type StoredMessage } from './local-queue/store';
 
-export type { QueueName };
-
-/** The queues an event source polls; the dead-letter queue only keeps what was given up on. */
-type PolledQueue = Exclude<QueueName, 'dead-letter'>;
+export type { Consumer, Invoke, QueueName };
+export { DEFAULT_CONSUMERS, NotInvokedError };
 
 /**
  * The queues and their settings, as serverless.yml declares them to SQS and the functions name them.
@@ -41,52 +46,8 @@ type PolledQueue = Exclude<QueueName, 'dead-letter'>;
  */
 const QUEUES: typeof queueSettings = createRequire(import.meta.url)('../lib/queue/queues.json');
 export const QUEUE_NAMES = Object.keys(QUEUES) as QueueName[];
-const POLLED: PolledQueue[] = ['fan-out', 'delivery', 'cleanup'];
 /** SQS's default visibility time-out, for a queue no event source reads. */
 const DEFAULT_VISIBILITY_MS = 30_000;
-/** The poller looks again at least this often: `npm run dead-letters -- --redrive` writes from another process. */
-const RESCAN_MS = 1000;
-/** An invocation that could not be made is made again after 100 ms, 200 ms … at most 2 s apart. */
-const REINVOKE: Backoff = { baseMs: 100, maxMs: 2000 };
-
-/** The function was never reached (the connection was refused): nothing ran, so nothing failed. */
-export class NotInvokedError extends Error {}
-
-export interface Consumer {
-  queue: PolledQueue;
-  /** The function's key in serverless.yml. */
-  functionKey: string;
-  batchSize: number;
-  /** The queue's visibility time-out. */
-  visibilityMs: number;
-  /** Invocations at once. */
-  concurrency: number;
-  /** Receives after which a message is moved to the dead-letter queue. */
-  maxReceiveCount: number;
-}
-
-/**
- * The event sources serverless.yml declares, with their queue's visibility time-out and redrive
- * budget from lib/queue/queues.json.
- */
-const eventSource = (
-  queue: PolledQueue,
-  source: { functionKey: string; batchSize: number; concurrency: number },
-): Consumer => ({
-  queue,
-  ...source,
-  visibilityMs: QUEUES[queue].visibilityTimeoutSeconds * 1000,
-  maxReceiveCount: QUEUES[queue].maxReceiveCount,
-});
-
-export const DEFAULT_CONSUMERS: Consumer[] = [
-  eventSource('fan-out', { functionKey: 'fanOut', batchSize: 10, concurrency: 4 }),
-  // 5, as a standard mapping starts: a batch of packs is up to 250 notifications, and every
-  // invocation's store calls share one DynamoDB Local.
-  eventSource('delivery', { functionKey: 'deliver', batchSize: 10, concurrency: 5 }),
-  // Delete-all's background removal.
-  eventSource('cleanup', { functionKey: 'removeRetiredSubscriptions', batchSize: 1, concurrency: 2 }),
-];
 
 /** The functions' environment for a local queue: its queue URL variables and AWS_ENDPOINT_URL_SQS. */
 export type QueueEnv = Record<string, string>;
@@ -105,34 +66,10 @@ export function queueEnv(url: string): QueueEnv {
   };
 }
 
-/** The event an SQS event source gives a Lambda. */
-export function sqsEvent(
-  queueName: string,
-  messages: (Pick<StoredMessage, 'messageId' | 'body' | 'receiveCount' | 'sentAt'> &
-    Partial<Pick<StoredMessage, 'receiptHandle' | 'firstReceivedAt'>>)[],
-) {
-  return {
-    Records: messages.map((message) => ({
-      messageId: message.messageId,
-      receiptHandle: message.receiptHandle ?? '',
-      body: message.body,
-      attributes: {
-        ApproximateReceiveCount: String(message.receiveCount),
-        SentTimestamp: String(message.sentAt),
-        SenderId: 'local',
-        ApproximateFirstReceiveTimestamp: String(message.firstReceivedAt ?? Date.now()),
-      },
-      messageAttributes: {},
-      md5OfBody: '',
-      eventSource: 'aws:sqs',
-      eventSourceARN: arn(queueName),
-      awsRegion: 'us-east-1',
-    })),
-  };
-}
+/** The event an SQS event source gives a Lambda, from the queue named `queueName`. */
+export const sqsEvent = (queueName: string, messages: Parameters<typeof lambdaSqsEvent>[1]) =>
+  lambdaSqsEvent(arn(queueName), messages);
 export type SqsLikeEvent = ReturnType<typeof sqsEvent>;
-/** Resolves to the function's result (a partial batch response); rejects when the invocation failed. */
-export type Invoke = (functionKey: string, event: SqsLikeEvent) => Promise<unknown>;
 
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -196,11 +133,9 @@ export async function startLocalQueue({
   const store = openQueueStore(file, { durable: path !== undefined });
   const consumerOf = (name: string) => consumers.find((consumer) => consumer.queue === name);
 
-  /** The pollers' wake-ups, when messages arrive or become visible. */
-  const wakers = new Set<() => void>();
-  const wake = () => {
-    for (const waker of wakers) waker();
-  };
+  /** The pollers, once started: woken when messages arrive or become visible. */
+  let poller: ReturnType<typeof pollQueues> | undefined;
+  const wake = () => poller?.wake();
 
   const send = (name: string, entries: SendEntry[]) => {
     const ids = store.send(name, entries);
@@ -211,7 +146,7 @@ export async function startLocalQueue({
   };
 
   /** Receives as SQS does, with its redrive policy: too many receives → the dead-letter queue, body unchanged. */
-  const receive = (name: string, max: number, visibilityMs: number) => {
+  const receive = (name: string, max: number, visibilityMs: number): StoredMessage[] => {
     const consumer = consumerOf(name);
     const redrive = consumer && { maxReceiveCount: consumer.maxReceiveCount, deadLetterQueue: 'dead-letter' };
     const { received, moved } = store.receive(name, max, visibilityMs, redrive);
@@ -228,9 +163,6 @@ export async function startLocalQueue({
     changed: wake,
   };
 
-  /** The invocations under way, of every poller. */
-  const invocations = new Set<Promise<void>>();
-  const halt = new AbortController();
   /** Each queue's messages, and how many of them are visible (the rest are hidden). */
   const counts = () => {
     const now = store.counts();
@@ -244,7 +176,7 @@ export async function startLocalQueue({
   /** True when the polled queues are empty and no invocation is running; GET /idle answers the same. */
   const idle = () => {
     const now = counts();
-    return invocations.size === 0 && POLLED.every((name) => now[name].total === 0);
+    return (poller?.running ?? 0) === 0 && POLLED.every((name) => now[name].total === 0);
   };
 
   const answerAdmin = (url: string) => {
@@ -273,68 +205,17 @@ export async function startLocalQueue({
 
   /** Starts invoking the functions. */
   const startPolling = (invoke: Invoke) => {
-    for (const consumer of consumers) {
-      const { queue: name, functionKey } = consumer;
-      let inflight = 0;
-      let timer: NodeJS.Timeout | undefined;
-      let lastProblem = '';
-      const run = async (batch: StoredMessage[]) => {
-        // Made again, with the same receipt handles, until the batch's visibility time-out ends.
-        const hiddenUntil = Math.min(...batch.map((message) => message.visibleAt));
-        let result: unknown;
-        for (let attempt = 1; ; attempt++) {
-          const wait = backoffStepMs(attempt, REINVOKE);
-          try {
-            result = await invoke(functionKey, sqsEvent(name, batch));
-            break;
-          } catch (error) {
-            const again = error instanceof NotInvokedError && Date.now() + wait < hiddenUntil;
-            const problem = again
-              ? `local queue: could not invoke ${functionKey}: ${messageOf(error)}; nothing ran, so its ${batch.length} message(s) are not hidden: invoking again every ${REINVOKE.maxMs / 1000} s at most`
-              : `local queue: ${functionKey} failed; its ${batch.length} message(s) come back in ${consumer.visibilityMs / 1000} s: ${messageOf(error)}`;
-            if (problem !== lastProblem) log(problem);
-            lastProblem = problem;
-            if (!again) return;
-            await sleep(wait, undefined, { signal: halt.signal }).catch(() => undefined);
-            // Stopping: the batch stays received, and the next start brings it back at once.
-            if (halt.signal.aborted) return;
-          }
-        }
-        lastProblem = '';
-        const failures = (result as SQSBatchResponse | null)?.batchItemFailures ?? [];
-        const failed = new Set(failures.map((failure) => failure.itemIdentifier));
-        const done = batch.filter((message) => !failed.has(message.messageId));
-        const handles = done.map((message) => message.receiptHandle ?? '');
-        // The event source deletes a batch's successes with one DeleteMessageBatch.
-        if (handles.length > 0) store.deleteAll(name, handles);
-      };
-      const pump = () => {
-        clearTimeout(timer);
-        if (halt.signal.aborted) return;
-        try {
-          while (inflight < consumer.concurrency) {
-            const batch = receive(name, consumer.batchSize, consumer.visibilityMs);
-            if (batch.length === 0) break;
-            inflight += 1;
-            const invocation = run(batch).finally(() => {
-              inflight -= 1;
-              invocations.delete(invocation);
-              pump();
-            });
-            invocations.add(invocation);
-          }
-        } catch (error) {
-          log(`local queue: could not receive from ${name}: ${messageOf(error)}`);
-        }
-        // With every slot busy, the next finishing batch pumps again: no need to scan for a timer.
-        if (inflight >= consumer.concurrency) return;
-        const next = Math.min(store.nextVisibleAt(name), Date.now() + RESCAN_MS);
-        timer = setTimeout(pump, Math.max(0, next - Date.now()));
-      };
-      wakers.add(() => setImmediate(pump));
-      halt.signal.addEventListener('abort', () => clearTimeout(timer));
-      pump();
-    }
+    poller = pollQueues({
+      consumers,
+      store: {
+        receive: (name: PolledQueue, max, visibilityMs) => receive(name, max, visibilityMs),
+        deleteAll: (name, handles) => store.deleteAll(name, handles),
+        nextVisibleAt: (name) => store.nextVisibleAt(name),
+      },
+      invoke,
+      queueArn: arn,
+      log,
+    });
   };
 
   return {
@@ -360,8 +241,7 @@ export async function startLocalQueue({
     counts,
     idle,
     async stop() {
-      halt.abort();
-      await Promise.allSettled([...invocations]);
+      await poller?.stop();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       store.close();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Backoff } from '../backoff';
+import { eventKey } from '../domain/delivery-cursor';
 import { parseTime } from '../domain/event';
 import type {
   AttemptFailure,
@@ -250,7 +251,7 @@ function cursorAttempt(
     subscriptionId: message.subscriptionId,
     resourceAddress: message.resourceAddress,
     timeKey: parseTime(message.event.time),
-    eventKey: `${message.event.source}#${message.event.id}`,
+    eventKey: eventKey(message.event),
     leaseOwner: randomUUID(),
     now,
     leaseUntil: now + settings.timeoutMs + LEASE_MARGIN_MS,

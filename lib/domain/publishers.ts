@@ -4,6 +4,7 @@ import type { NotificationEvent } from './event';
 import { isServiceId, publisherIdFor } from './ids';
 import { requireExactMemberNames } from './member-names';
 import type { Page, PageRequest, Publisher } from './model';
+import type { NodeScope } from './node-scope';
 import type { PublisherStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 
@@ -13,7 +14,11 @@ export type RegisterPublisherResult =
 
 /** Registering, reading and removing publishers; publishing events is `Publish` (lib/domain/publish.ts). */
 export class Publishers {
-  constructor(private readonly store: PublisherStore) {}
+  constructor(
+    private readonly store: PublisherStore,
+    /** On a node host, the node it serves; the region serves every address. */
+    private readonly scope?: NodeScope,
+  ) {}
 
   async register(body: unknown): Promise<RegisterPublisherResult> {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -24,6 +29,7 @@ export class Publishers {
     const input = body as Record<string, unknown>;
     requireExactMemberNames(input, ['ResourceAddress', 'EndpointUri']);
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
+    this.scope?.assertPublisherAddress(resourceAddress);
     if (input.EndpointUri !== undefined) validateEndpointUri(input.EndpointUri);
     const publisher: Publisher = {
       id: publisherIdFor(resourceAddress),
@@ -65,6 +71,7 @@ export class Publishers {
   /** Contract 4, CurrentState: the latest event of the publisher at exactly this address. */
   async currentState(rawAddress: string): Promise<NotificationEvent> {
     const address = normaliseResourceAddress(rawAddress);
+    this.scope?.assertCurrentStateAddress(address);
     const state = await this.store.getState(publisherIdFor(address));
     if (!state) throw new NotFoundError(`No publisher is registered at ${address}`);
     if (!state.event) throw new NotFoundError(`The publisher at ${address} has not published any event yet`);

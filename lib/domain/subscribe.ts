@@ -3,6 +3,7 @@ import { validateEndpointUri } from './endpoint-uri';
 import { publisherIdFor, subscriptionIdFor } from './ids';
 import { requireExactMemberNames } from './member-names';
 import type { PublisherState, Subscription } from './model';
+import type { NodeScope } from './node-scope';
 import type { AcceptedEvent, DeliveryPort, EndpointGate, SubscriptionStore } from './ports';
 import { normaliseResourceAddress } from './resource-address';
 import { signingSecretFrom } from './signing-secret';
@@ -17,6 +18,8 @@ export class Subscribe {
     private readonly store: SubscriptionStore,
     private readonly endpoints: EndpointGate,
     private readonly delivery: DeliveryPort,
+    /** On a node host, the node it serves; the region serves every address. */
+    private readonly scope?: NodeScope,
   ) {}
 
   /** Contract 4, POST /subscriptions: validate, 409, 404, sanity check, store. */
@@ -29,6 +32,7 @@ export class Subscribe {
     const input = body as Record<string, unknown>;
     requireExactMemberNames(input, ['ResourceAddress', 'EndpointUri', 'SigningSecret']);
     const resourceAddress = normaliseResourceAddress(input.ResourceAddress);
+    this.scope?.assertSubscribableAddress(resourceAddress);
     const endpoint = validateEndpointUri(input.EndpointUri);
     const endpointUri = input.EndpointUri as string;
     const signingSecret = signingSecretFrom(input.SigningSecret);

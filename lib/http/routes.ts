@@ -27,15 +27,46 @@ export const ROUTES = [
   { method: 'GET', path: '/openapi.json' },
 ] as const;
 
+export type Route = (typeof ROUTES)[number];
+/** `GET /subscriptions`, … : a route's method and path, as serverless.yml writes its events. */
+export type RouteKey = { [R in Route as number]: `${R['method']} ${R['path']}` }[number];
+
 const matchers = ROUTES.map((route) => ({
+  route,
   method: route.method,
+  parameters: [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? ''),
   pattern: new RegExp(
     `^${BASE_PATH}${route.path
       .replace('{ResourceAddress}', '\u0000')
-      .replace(/\{[^}]+\}/g, '[^/]+')
-      .replace('\u0000', '.+')}$`,
+      .replace(/\{[^}]+\}/g, '([^/]+)')
+      .replace('\u0000', '(.+)')}$`,
   ),
 }));
+
+/**
+ * The route a request takes, as the HTTP API chooses it (serverless.yml): the named route with the
+ * method and the path, else for any other GET under the base path the catch-all `{proxy+}` that
+ * serves `{ResourceAddress}/CurrentState`; HEAD takes GET's route. Undefined: the `$default`
+ * route's (404 or 405).
+ */
+export function routeFor(
+  method: string,
+  rawPath: string,
+): { readonly key: RouteKey; readonly pathParameters: Record<string, string> } | undefined {
+  const wanted = method === 'HEAD' ? 'GET' : method;
+  const candidates = matchers.filter((m) => m.method === wanted);
+  const found = candidates.find(
+    (m) => !m.route.path.startsWith('/{ResourceAddress}') && m.pattern.test(rawPath),
+  );
+  if (!found) {
+    return wanted === 'GET' && rawPath.startsWith(`${BASE_PATH}/`)
+      ? { key: 'GET /{ResourceAddress}/CurrentState', pathParameters: {} }
+      : undefined;
+  }
+  const values = found.pattern.exec(rawPath)?.slice(1) ?? [];
+  const pathParameters = Object.fromEntries(found.parameters.map((name, i) => [name, values[i] ?? '']));
+  return { key: `${found.route.method} ${found.route.path}` as RouteKey, pathParameters };
+}
 
 /** The methods the API has for a path (HEAD wherever GET is), or none when the path is unknown. */
 export function methodsFor(rawPath: string): string[] {

@@ -1,13 +1,9 @@
-import { createHash } from 'node:crypto';
-import { type NotificationEvent, parseTime } from '../domain/event';
+import { deadLetterExpiresAt, deadLetterOrder } from '../domain/dead-letter';
+import type { NotificationEvent } from '../domain/event';
 import type { DeadLetterRecord, Page, PageRequest, Subscription } from '../domain/model';
 import type { DeadLetterStore } from '../domain/ports';
-import queues from '../queue/queues.json';
 import type { DynamoTable, Item } from './dynamo-table';
 import { keys } from './keys';
-
-/** As long as the dead-letter queue keeps it (14 days, SQS's longest): the queue and the table keep a letter alike. */
-const DEAD_LETTER_RETENTION_SECONDS = queues['dead-letter'].messageRetentionSeconds;
 
 /** The table's key attributes, a position in a subscription's partition. */
 export const PARTITION_KEY = ['pk', 'sk'] as const;
@@ -58,21 +54,12 @@ export function deadLetterItem(letter: DeadLetterRecord): Item {
     ...letter,
     ...deadLetterKey(letter),
     event: JSON.stringify(letter.event),
-    expiresAt: Math.ceil(Date.parse(letter.deadLetteredAt) / 1000) + DEAD_LETTER_RETENTION_SECONDS,
+    expiresAt: deadLetterExpiresAt(letter),
   };
 }
 
 function deadLetterKey(letter: DeadLetterRecord): Item {
-  const digest = createHash('sha256')
-    .update(`${letter.resourceAddress}\n${eventKey(letter.event)}`)
-    .digest('base64url')
-    .slice(0, 22);
-  return keys.deadLetter(
-    letter.subscriptionId,
-    letter.subscriptionCreatedAt,
-    parseTime(letter.event.time),
-    digest,
-  );
+  return keys.deadLetter(letter.subscriptionId, letter.subscriptionCreatedAt, deadLetterOrder(letter));
 }
 
 function toDeadLetter(item: Item): DeadLetterRecord {
@@ -95,8 +82,4 @@ export function partitionQuery(subscriptionId: string, prefix: string) {
     KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.subscription(subscriptionId).pk, ':prefix': prefix },
   };
-}
-
-export function eventKey(event: Pick<NotificationEvent, 'source' | 'id'>): string {
-  return `${event.source}#${event.id}`;
 }

@@ -1,9 +1,9 @@
+import { deliveryStatusSince, eventKey, leaseRefusal, supersedes } from '../domain/delivery-cursor';
 import { parseTime } from '../domain/event';
 import type {
   AttemptFailure,
   CompletedAttempt,
   DeadLetterRecord,
-  DeliveredEvent,
   DeliveryAttempt,
   DeliveryStatus,
   LeaseOutcome,
@@ -12,8 +12,8 @@ import type {
   Subscription,
 } from '../domain/model';
 import type { DeliveryCursorStore } from '../domain/ports';
-import { eventKey, PARTITION_KEY, partitionQuery } from './dead-letter-store';
-import type { DynamoTable, Item, Statement } from './dynamo-table';
+import { PARTITION_KEY, partitionQuery } from './dead-letter-store';
+import type { DynamoTable, Statement } from './dynamo-table';
 import { keys } from './keys';
 
 /**
@@ -60,7 +60,7 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
 
   /**
    * The lease for one attempt, unless the cursor's event is as new or newer (superseded) or another
-   * attempt holds a live lease (leased): the rule, written once, as this condition.
+   * attempt holds a live lease (leased): the rule of lib/domain/delivery-cursor.ts as this condition.
    */
   private async acquire(a: DeliveryAttempt): Promise<LeaseOutcome> {
     const outcome = await this.table.tryUpdate({
@@ -80,7 +80,14 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    return outcome.written ? { kind: 'acquired' } : judgeHeld(a, outcome.current);
+    if (outcome.written) return { kind: 'acquired' };
+    // Refused by the condition, so one of the two holds; a lease read without its end still counts.
+    return (
+      leaseRefusal(outcome.current, a) ?? {
+        kind: 'leased',
+        leaseUntil: Number(outcome.current.leaseUntil ?? a.now),
+      }
+    );
   }
 
   private async complete(a: CompletedAttempt): Promise<void> {
@@ -171,7 +178,10 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
       PARTITION_KEY,
     );
     const since = Date.parse(subscription.createdAt);
-    const items = page.items.flatMap((item) => toDeliveryStatus(item, since) ?? []);
+    const items = page.items.flatMap(
+      (item) =>
+        deliveryStatusSince(String(item.sk).slice(keys.deliveryCursorPrefix.length), item, since) ?? [],
+    );
     return { items, next: page.next };
   }
 
@@ -200,23 +210,6 @@ type StatementResult = { readonly ok: true } | { readonly ok: false; readonly co
 /** BatchExecuteStatement's limit of statements per request. */
 const STATEMENTS_PER_BATCH = 25;
 
-/** Why `acquire`'s condition refused the lease, from the cursor as it was: superseded before leased. */
-function judgeHeld(a: DeliveryAttempt, current: Record<string, unknown>): LeaseOutcome {
-  if (supersedes(current, a.timeKey, a.eventKey)) return { kind: 'superseded' };
-  return { kind: 'leased', leaseUntil: Number(current.leaseUntil ?? a.now) };
-}
-
-/**
- * True when the cursor has delivered this event, or one newer, already (never send it then): how a
- * refusal of `acquire`'s condition is told apart from a held lease, and how a redrive reports a
- * dead letter dropped. The condition stays the rule; test/store/lease-rule.test.ts holds the two to
- * agree.
- */
-export function supersedes(cursor: Record<string, unknown>, timeKey: string, eventKey: string): boolean {
-  const delivered = typeof cursor.deliveredTimeKey === 'string' ? cursor.deliveredTimeKey : '';
-  return delivered > timeKey || (delivered === timeKey && cursor.deliveredEvent === eventKey);
-}
-
 /** Indexes of `attempts` in chunks of at most 25 with no (subscription, address) twice in one. */
 function chunksOfDistinctKeys(attempts: readonly DeliveryAttempt[]): number[][] {
   const chunks: { indexes: number[]; keys: Set<string> }[] = [];
@@ -231,30 +224,4 @@ function chunksOfDistinctKeys(attempts: readonly DeliveryAttempt[]): number[][] 
     chunk.keys.add(key);
   });
   return chunks.map((chunk) => chunk.indexes);
-}
-
-/** The cursor's outcomes written since `since` (epoch ms), or undefined when it has none. */
-function toDeliveryStatus(item: Item, since: number): DeliveryStatus | undefined {
-  const d = item.lastDelivered as Item | undefined;
-  const f = item.lastFailure as Item | undefined;
-  const delivered: DeliveredEvent | undefined =
-    d && Number(d.deliveredAt) >= since
-      ? {
-          source: String(d.source),
-          id: String(d.id),
-          time: String(d.time),
-          deliveredAt: Number(d.deliveredAt),
-          ...(d.latencyMs === undefined ? {} : { latencyMs: Number(d.latencyMs) }),
-        }
-      : undefined;
-  const lastFailure: AttemptFailure | undefined =
-    f && Number(f.at) >= since
-      ? { at: Number(f.at), reason: String(f.reason), attempts: Number(f.attempts) }
-      : undefined;
-  if (!delivered && !lastFailure) return undefined;
-  return {
-    resourceAddress: String(item.sk).slice(keys.deliveryCursorPrefix.length),
-    ...(delivered ? { delivered } : {}),
-    ...(lastFailure ? { lastFailure } : {}),
-  };
 }

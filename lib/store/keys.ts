@@ -71,11 +71,11 @@ export const keys = {
   deliveryCursorPrefix: 'CURSOR#',
   /**
    * A dead letter, in its subscription's partition, of the incarnation made at `createdAt` (an id
-   * made again is another incarnation), ordered by event time; `digest` tells the rest apart.
+   * made again is another incarnation), in its `order` (lib/domain/dead-letter.ts: event time first).
    */
-  deadLetter: (subscriptionId: string, createdAt: string, timeKey: string, digest: string) => ({
+  deadLetter: (subscriptionId: string, createdAt: string, order: string) => ({
     pk: `SUB#${subscriptionId}`,
-    sk: `${deadLetterPrefix(createdAt)}${timeKey}#${digest}`,
+    sk: `${deadLetterPrefix(createdAt)}${order}`,
   }),
   deadLetterPrefix,
   acceptedEvent: (publisherId: string, source: string, id: string) => ({

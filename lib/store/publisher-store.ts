@@ -1,3 +1,4 @@
+import { judgeAcceptance } from '../domain/acceptance';
 import type {
   AcceptOutcome,
   EventToAccept,
@@ -59,22 +60,15 @@ export class DynamoPublisherStore implements PublisherStore {
   async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
     const failure = await this.table.transact(acceptEventWrites(this.table.name, e));
     if (!failure) return { kind: 'accepted' };
-    // A publisher deleted meanwhile (no state item) wins over a repeat: callers may know its
-    // address from a cache. A repeat cannot have the wrong source: its first copy was accepted.
+    // The state item comes back only when its own condition failed; when that held, the repeat
+    // alone refused the event. Otherwise the rule says which condition decides (a publisher
+    // deleted meanwhile wins over a repeat: callers may know its address from a cache).
     const stateCheck = failure[1];
-    if (stateCheck?.Code === 'ConditionalCheckFailed') {
-      const state = stateCheck.Item;
-      if (!state) return { kind: 'unknown-publisher' };
-      const sources = state.sources instanceof Set ? (state.sources as Set<unknown>) : new Set();
-      if (!sources.has(e.event.source)) {
-        return { kind: 'wrong-source', publisherAddress: String(state.resourceAddress) };
-      }
-      if (!e.publisherAddresses.includes(String(state.resourceAddress))) {
-        return { kind: 'value-outside', publisherAddress: String(state.resourceAddress) };
-      }
-    }
-    if (failure[0]?.Code === 'ConditionalCheckFailed') return { kind: 'duplicate' };
-    return { kind: 'stale' };
+    if (stateCheck?.Code !== 'ConditionalCheckFailed') return { kind: 'duplicate' };
+    const state = stateCheck.Item && toState(stateCheck.Item);
+    const outcome = judgeAcceptance(e, state, failure[0]?.Code === 'ConditionalCheckFailed');
+    // Refused by the condition, so never accepted: what is left is its time.
+    return outcome.kind === 'accepted' ? { kind: 'stale' } : outcome;
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {

@@ -11,6 +11,7 @@ import type {
 } from '../domain/model';
 import type { SubscriptionStore } from '../domain/ports';
 import { logger } from '../logger';
+import { openSigningSecrets } from '../secrets/sealed-signing-secrets';
 import type { SecretBox } from '../secrets/secret-box';
 import { DynamoDeadLetterStore } from './dead-letter-store';
 import type { DynamoTable, Item } from './dynamo-table';
@@ -132,22 +133,8 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
   /** The subscription, with its signing secrets opened when this store signs. */
   private async withSecrets(item: Item): Promise<Subscription> {
     const subscription = toSubscription(item);
-    if (!this.secrets || typeof item.signingSecret !== 'string') return subscription;
-    const id = subscription.id;
-    const previous = item.previousSigningSecret ? String(item.previousSigningSecret) : undefined;
-    const [current, previousSecret] = await Promise.all([
-      this.secrets.open(item.signingSecret, id),
-      previous === undefined ? undefined : this.secrets.open(previous, id),
-    ]);
-    return {
-      ...subscription,
-      signing: {
-        current,
-        ...(previousSecret === undefined
-          ? {}
-          : { previous: previousSecret, previousUntil: Number(item.previousSecretUntil) }),
-      },
-    };
+    const signing = this.secrets && (await openSigningSecrets(this.secrets, subscription.id, item));
+    return signing ? { ...subscription, signing } : subscription;
   }
 
   /**

@@ -1,12 +1,10 @@
 /** The store's transactions as pure builders, free of the SDK: the stores send them. */
+import { initialCursor } from '../domain/delivery-cursor';
 import type { EventToAccept, InitialNotification, Publisher, Subscription } from '../domain/model';
 import type { TransactItem } from './dynamo-table';
 import { publisherItem, publisherStateItem, subscriptionItem } from './items';
 import { type CounterKind, keys, OWNER_SHARDS } from './keys';
 import type { OwnerState } from './owners';
-
-/** A new subscription's delivery cursor outlives the longest retry window by a day. */
-const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 
 /** The counter change of a create or delete, made in the same transaction as the data. */
 function countBy(tableName: string, kind: CounterKind, delta: number): TransactItem {
@@ -65,16 +63,7 @@ export function subscribeWrites(
               TableName: tableName,
               Item: {
                 ...keys.deliveryCursor(s.id, initial.resourceAddress),
-                deliveredTimeKey: initial.timeKey,
-                deliveredEvent: `${initial.event.source}#${initial.event.id}`,
-                // As delivery-cursors.ts keeps it; the initial notification has no latency from an acceptance.
-                lastDelivered: {
-                  source: initial.event.source,
-                  id: initial.event.id,
-                  time: initial.event.time,
-                  deliveredAt: nowMs,
-                },
-                expiresAt: Math.ceil(nowMs / 1000) + INITIAL_CURSOR_TTL_SECONDS,
+                ...initialCursor(initial, nowMs),
               },
             },
           },

@@ -7,14 +7,15 @@
  * POST to the consumer's first byte, from the order of the recorded calls. `npm run budgets`
  * prints it all; docs/cost-model.md explains the method.
  */
+
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newSigningSecret } from '../../lib/domain/signing-secret';
-import { secretBox } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { subscribeWrites } from '../../lib/store/transactions';
 import { api, eventFor, LOCK_STATE, lockStatePublisher, registerPublisher } from '../support/api';
+import { testSecretBox } from '../support/env';
 import { uniqueCluster } from '../support/fixtures';
 import { overBudget, printTable, type Tallied, tally } from './budget-check';
 import { CALL_BUDGETS, CRITICAL_PATH_BUDGET, FLOW_BUDGETS, type FlowName } from './budget-table';
@@ -270,7 +271,7 @@ async function seedSubscriptions(address: string, count: number, endpointUri: st
           createdAt: new Date().toISOString(),
         },
         0,
-        { sealedSecret: await secretBox().seal(current, id), nowMs: Date.now() },
+        { sealedSecret: await testSecretBox().seal(current, id), nowMs: Date.now() },
       );
       const put = writes[0]?.Put;
       if (!put) throw new Error('subscribeWrites no longer starts with the subscription Put');

@@ -3,16 +3,18 @@
  * consumer would use, not with our own code: the initial notification, queued deliveries, forged
  * ones, client-supplied secrets, rotation and its grace period, and the secret at rest.
  */
+
 import { stat } from 'node:fs/promises';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { signingConfig } from '../../lib/config';
-import { secretBox, signingWebhookKeys } from '../../lib/services';
+import { signingWebhookKeys } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
 import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { type ReceivedNotification, trackConsumers } from '../support/consumer';
+import { testSecretBox } from '../support/env';
 import { lockStateEvent } from '../support/fixtures';
 import {
   api,
@@ -184,7 +186,7 @@ describe('POST /subscriptions/{id}/secret/rotate', () => {
     const { publisher, consumer, info, secret: old } = await subscribedWithInitial();
     const fresh = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
     // The grace period as if it had passed: the store is given an end in the past.
-    await new DynamoSubscriptionStore(table, secretBox()).rotateSigningSecret(
+    await new DynamoSubscriptionStore(table, testSecretBox()).rotateSigningSecret(
       info.SubscriptionId,
       'anonymous',
       fresh,

@@ -4,16 +4,17 @@
  * longer verifies anything. Signatures are checked with node:crypto and with @noble/ed25519, from
  * the published `whpk_` keys only.
  */
+
 import { createPublicKey, verify } from 'node:crypto';
 import * as noble from '@noble/ed25519';
 import { describe, expect, it } from 'vitest';
 import { webhookHeaders } from '../../lib/delivery/webhook';
 import { type PublishedWebhookKey, WebhookKeys } from '../../lib/domain/webhook-keys';
-import { secretBox } from '../../lib/services';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
 import { keys } from '../../lib/store/keys';
 import { DynamoWebhookKeyStore } from '../../lib/store/webhook-key-store';
+import { testSecretBox } from '../support/env';
 
 const table = new DynamoTable(documentClient(), String(process.env.TABLE_NAME));
 const HOUR = 3600_000;
@@ -52,7 +53,7 @@ async function verifiedBy(
 
 describe('v1a signing keys', () => {
   it('makes one key, lists the next before it signs, keeps the previous for the overlap, then drops it', async () => {
-    const store = new DynamoWebhookKeyStore(table, secretBox());
+    const store = new DynamoWebhookKeyStore(table, testSecretBox());
     const t0 = Date.parse('2030-01-01T00:00:00Z');
     const signer = new WebhookKeys(store, settings);
     expect(await signer.signingKey(t0)).toBeUndefined();

@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import { localDataKey } from '../../lib/secrets/local-data-key';
+import { AesGcmSecretBox } from '../../lib/secrets/secret-box';
 import { ensureTable } from '../../scripts/dynamodb-local';
 
 const endpoint = inject('dynamoEndpoint');
@@ -22,3 +24,8 @@ process.env.TABLE_NAME = tableName;
 process.env.SIGNING_KEY_FILE ??= join(tmpdir(), `ocloud-test-signing-key-${process.pid}`);
 
 export const testTable = { endpoint, tableName };
+
+/** A box over the same data key file as the functions' (SIGNING_KEY_FILE): what they seal, it opens. */
+export function testSecretBox(): AesGcmSecretBox {
+  return new AesGcmSecretBox(localDataKey(process.env.SIGNING_KEY_FILE ?? ''));
+}

@@ -240,7 +240,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health: 200 when the store answers */
+        /** Health: 200 when the store answers; on a node, with Accept: application/json, what its agent follows */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -544,6 +544,38 @@ export interface components {
             ValidUntil?: string;
             /** @description Whether notifications are signed with it now. */
             Signing: boolean;
+        };
+        NodeHealth: {
+            /** @constant */
+            status: "OK";
+            node: components["schemas"]["ResourceAddress"];
+            /** @description The agent's version. */
+            version: string;
+            /** @description The daemons the agent follows; empty when its producers are other processes. */
+            daemons: {
+                /** @enum {unknown} */
+                daemon: "ptp4l" | "gpsd" | "chronyd" | "phc2sys" | "synce4l";
+                /** @description Where the agent reads it: a socket, host:port, a file or a journal unit. */
+                source: string;
+            }[];
+            region: {
+                url: string;
+                /** @description False while the region cannot take events (unreachable, or answering 5xx); they wait in the outbox. */
+                reachable: boolean;
+                /** @description Why not, while it is not. */
+                problem?: string;
+            };
+            outbox: {
+                /** @description Events accepted on the node and not yet taken by the region. */
+                depth: number;
+            };
+            /** @description The node's delivery queues: messages in each, and how many are due now. */
+            queues: {
+                [key: string]: {
+                    total: number;
+                    visible: number;
+                };
+            };
         };
     };
     responses: {
@@ -1116,13 +1148,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Healthy. */
+            /** @description Healthy. The regional service answers `OK`; a node agent (`ocloud-node-agent --serve`) answers `OK` too, or, asked for `application/json`, what it follows and whether the region takes its events. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": "OK";
+                    "application/json": components["schemas"]["NodeHealth"];
                 };
             };
             405: components["responses"]["MethodNotAllowed"];
