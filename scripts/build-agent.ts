@@ -56,7 +56,7 @@ writeFileSync(
       name: 'ocloud-node-agent',
       version: project.version,
       description:
-        "O-Cloud notification node agent: publishes a node's PTP, GNSS and OS clock states (ptp4l, gpsd, chronyd, phc2sys)",
+        "O-Cloud notification node agent: publishes a node's PTP, GNSS, OS clock and SyncE states (ptp4l, gpsd, chronyd, phc2sys, synce4l)",
       license: project.license,
       type: 'module',
       bin: { 'ocloud-node-agent': 'bin/ocloud-node-agent.mjs' },
