@@ -1,11 +1,13 @@
 /**
- * The agent's image (`npm run build:agent-image`; root, podman, runc, mmdebstrap, linuxptp; skipped
- * with the reason where one is missing): built, then run with podman as a node runs it, `--network
- * host`, following a real grandmaster ptp4l (scripts/agent-lab.ts) through its socket's folder
- * mounted at the same path, its state directory mounted from the host, serving the node's API
- * for the DaemonSet's liveness probe, and publishing to `npm start` for a subscribed consumer.
- * It runs as the DaemonSet runs it, root with DAC_OVERRIDE alone: ptp4l 3.1's socket admits no
- * other user (it has no `uds_file_mode`); the image's own user is checked apart.
+ * The agent's image (`npm run build:agent-image`; root, podman, runc, mmdebstrap, linuxptp, chrony;
+ * skipped with the reason where one is missing): built, then run with podman as a node runs it,
+ * `--network host`, following a real grandmaster ptp4l, a client chronyd (through the image's
+ * chronyc) and, where it builds, a follower synce4l (scripts/agent-lab.ts, synce-lab.ts) through
+ * their sockets and logs in a folder mounted at the same path, its state directory mounted from
+ * the host, serving the node's API for the DaemonSet's liveness probe, and publishing to
+ * `npm start` for a subscribed consumer. It runs as the DaemonSet runs it, root with
+ * DAC_OVERRIDE alone: ptp4l 3.1's socket admits no other user (it has no `uds_file_mode`), nor
+ * do synce4l's and chronyd's; the image's own user is checked apart.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -19,6 +21,7 @@ import {
   notificationsAt,
   PROJECT_DIR,
   post,
+  startChronydPair,
   startConsumer,
   startPtpPair,
   startService,
@@ -27,8 +30,9 @@ import {
 import { IMAGE, podman, podmanCommand } from '../../../scripts/build-agent-image';
 import { freePort } from '../../../scripts/dynamodb-local';
 import { startChild } from '../../../scripts/processes';
+import { buildSynce4l, startSyncePair } from './synce-lab';
 
-const missing = daemonsMissing(['ip', 'ptp4l', 'pmc', 'podman', 'runc', 'mmdebstrap']);
+const missing = daemonsMissing(['ip', 'ptp4l', 'pmc', 'chronyd', 'podman', 'runc', 'mmdebstrap']);
 if (missing)
   console.warn(`Skipping the agent image's test: ${missing} (apt-get install -y podman runc mmdebstrap).`);
 
@@ -37,6 +41,8 @@ const cluster = `image-${randomUUID().slice(0, 8)}`;
 const node = `/${cluster}/site-1/node-1`;
 const LOCK = `${node}/sync/ptp-status/lock-state`;
 const CLASS = `${node}/sync/ptp-status/clock-class`;
+const OS = `${node}/sync/sync-status/os-clock-sync-state`;
+const SYNCE = `${node}/synce1/sync/synce-status/lock-state`;
 const IMAGE_UID = 10001;
 
 describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 }, () => {
@@ -44,6 +50,8 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
   let service: Started<typeof startService>;
   let consumer: Started<typeof startConsumer>;
   let ptp: Started<typeof startPtpPair>;
+  let chrony: Started<typeof startChronydPair>;
+  let synce: Started<typeof startSyncePair> | undefined;
   let container: ReturnType<typeof startChild> | undefined;
   let built = '';
   const name = `ocloud-agent-test-${randomUUID().slice(0, 8)}`;
@@ -62,6 +70,11 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
     chmodSync(dir, 0o755);
     [service, consumer] = await Promise.all([startService(dir), startConsumer()]);
     ptp = await startPtpPair(dir);
+    chrony = await startChronydPair(dir);
+    // synce4l where it builds here (libnl); the image follows it through the same mounts.
+    const synce4l = buildSynce4l(dir);
+    if ('binary' in synce4l) synce = await startSyncePair(dir, synce4l.binary);
+    else console.warn(`The image follows no synce4l: ${synce4l.missing}.`);
     const registered = await post(`${service.api}/publishers`, { ResourceAddress: LOCK });
     expect(registered.status).toBe(201);
     const subscribed = await post(`${service.api}/subscriptions`, {
@@ -77,6 +90,8 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
     const remove = podmanCommand(['rm', '--force', '--ignore', name]);
     spawnSync('podman', remove.args, { env: remove.env });
     await ptp?.remove();
+    await chrony?.remove();
+    await synce?.remove();
     await consumer?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   }, 120_000);
@@ -102,7 +117,7 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
     expect(said.slice(2, 5)).toEqual([String(IMAGE_UID), '/var/lib/ocloud-agent', String(IMAGE_UID)]);
   });
 
-  it('follows a real ptp4l through its mounted socket as the DaemonSet runs it, serving /health', async () => {
+  it('follows real ptp4l, chronyd and synce4l through mounted sockets as the DaemonSet runs it, serving /health', async () => {
     const state = join(dir, 'state');
     mkdirSync(state);
     const serve = await freePort();
@@ -135,6 +150,11 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
       '--env',
       `PTP4L_UDS=${ptp.gmUds}`,
       '--env',
+      `CHRONYD_SOCKET=${chrony.socket}`,
+      ...(synce
+        ? ['--env', `SYNCE4L=${synce.follower.log}`, '--env', `SYNCE4L_SOCKET=${synce.follower.socket}`]
+        : []),
+      '--env',
       `AGENT_SERVE=127.0.0.1:${serve}`,
       '--env',
       'LOG_LEVEL=debug',
@@ -153,6 +173,18 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
       () => `/health to answer;\n${evidence()}`,
     );
     expect(health).toContain('OK');
+    // chronyd through the image's chronyc, and synce4l's log and socket.
+    await expectValues(OS, ['LOCKED']);
+    if (synce)
+      await until(
+        () => (valuesAt(SYNCE).at(-1) === 'LOCKED' ? true : undefined),
+        () => `${SYNCE} to be LOCKED (is ${valuesAt(SYNCE).join(' → ')});\n${evidence()}`,
+        60_000,
+      );
+    const status = await fetch(`http://127.0.0.1:${serve}${BASE_PATH}/health`, {
+      headers: { accept: 'application/json' },
+    }).then((response) => response.json() as Promise<{ daemons: { daemon: string }[] }>);
+    expect(status.daemons.map((d) => d.daemon)).toEqual(['ptp4l', 'chronyd', ...(synce ? ['synce4l'] : [])]);
     await ptp.setClockClass(7);
     await expectValues(LOCK, ['LOCKED', 'HOLDOVER']);
     await ptp.stopGm();
