@@ -332,6 +332,11 @@ async function main(): Promise<void> {
     );
   }
   if (config.synce4l) {
+    // Its publishers first, on the node when it serves (as the others' above), then synce4l.
+    for (const resource of ['synceLock', 'synceQuality'] as const) {
+      if (node) await node.host.register(synceAddress(config.node, resource));
+      void sender.register(synceAddress(config.node, resource)).catch(() => undefined);
+    }
     const synce = new SynceAgent(config.node, node ? node.sink : outbox, () => sender.kick(), log);
     const watcher = new Synce4lWatcher(
       config.synce4l.source,
@@ -341,10 +346,6 @@ async function main(): Promise<void> {
     );
     void watcher.start();
     stops.push(() => watcher.stop());
-    for (const resource of ['synceLock', 'synceQuality'] as const) {
-      if (node) await node.host.register(synceAddress(config.node, resource));
-      void sender.register(synceAddress(config.node, resource)).catch(() => undefined);
-    }
   }
   void Promise.all(
     published.map((resource) =>
