@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * `npm run test:agent`: the node agent against the real ptp4l, gpsd and chronyd (root, linuxptp,
- * gpsd, chrony;
- * skipped with the reason where they are missing). It starts its own `npm start`, so it needs
+ * `npm run test:agent`: the node agent against the real ptp4l, gpsd, chronyd and synce4l, its
+ * systemd unit, DaemonSet and image (root, linuxptp, gpsd, chrony, libnl, systemd, podman,
+ * mmdebstrap; skipped with the reason where they are missing). It starts its own `npm start`, so it needs
  * none of the main suite's set-up.
  */
 export default defineConfig({
@@ -15,6 +15,8 @@ export default defineConfig({
     },
     hookTimeout: 300_000,
     testTimeout: 240_000,
+    // One file at a time: several build the agent's package into dist/, and the daemons' timings want the cores.
+    fileParallelism: false,
     silent: 'passed-only',
   },
 });

@@ -23,6 +23,8 @@ import { Ptp4lWatcher } from './ptp4l';
 import type { NodeStatus } from './serve/node-health';
 import { nodeSettings } from './serve/node-settings';
 import { type Auth, Sender, ServiceClient, serviceOrigin } from './service';
+import { SynceAgent, synceAddress } from './synce-agent';
+import { Synce4lWatcher } from './synce4l';
 
 const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/node> [--ptp4l <uds path>] [--gpsd <host:port>]
          [--chronyd <socket> | --phc2sys <-|file|journal:unit>] [--serve [host:]port]   (npm run agent -- … in the repository)
@@ -35,6 +37,8 @@ const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/no
   --gpsd     GPSD          gpsd's host:port, e.g. 127.0.0.1:2947
   --chronyd  CHRONYD_SOCKET  chronyd's command socket, e.g. /run/chrony/chronyd.sock (read with chronyc)
   --phc2sys  PHC2SYS       where phc2sys's offset lines come from: - (standard input), a file, or journal:<unit>
+  --synce4l  SYNCE4L       where synce4l's log lines come from: - (standard input), a file, or journal:<unit>
+  --synce4l-socket  SYNCE4L_SOCKET  synce4l's smc_socket_path, for each device's QL (e.g. /run/synce4l_socket)
   --os-clock-max-offset-ns  OS_CLOCK_MAX_OFFSET_NS  the OS clock is LOCKED within +/- this offset
                            (default 100 with --phc2sys, 1000000 with --chronyd)
   --os-clock-holdover-s  OS_CLOCK_HOLDOVER_S  HOLDOVER this long after its source is lost, then FREERUN (default 5)
@@ -53,6 +57,7 @@ interface Settings {
   readonly ptp4l?: string;
   readonly gpsd?: { host: string; port: number };
   readonly osClock?: { kind: 'chronyd' | 'phc2sys'; source: string; maxOffsetNs: number; holdoverMs: number };
+  readonly synce4l?: { source: string; socket?: string };
   readonly domain: number;
   readonly maxOffsetNs: number;
   readonly pollMs: number;
@@ -74,6 +79,8 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       gpsd: { type: 'string' },
       chronyd: { type: 'string' },
       phc2sys: { type: 'string' },
+      synce4l: { type: 'string' },
+      'synce4l-socket': { type: 'string' },
       'os-clock-max-offset-ns': { type: 'string' },
       'os-clock-holdover-s': { type: 'string' },
       domain: { type: 'string' },
@@ -142,12 +149,19 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
         { kind: 'chronyd', source: resolve(chronyd), maxOffsetNs, holdoverMs: holdoverS * 1000 }
       : { kind: 'phc2sys', source: phc2sys ?? '-', maxOffsetNs, holdoverMs: holdoverS * 1000 };
   }
+  const synce4lSource = values.synce4l ?? env.SYNCE4L;
+  const synce4lSocket = values['synce4l-socket'] ?? env.SYNCE4L_SOCKET;
+  if (synce4lSocket && !synce4lSource)
+    throw new SettingsError(
+      '--synce4l-socket (SYNCE4L_SOCKET) needs --synce4l (SYNCE4L): its lines name the devices',
+    );
+  const synce4l = synce4lSource ? { source: synce4lSource, socket: synce4lSocket } : undefined;
   const serveText = values.serve ?? env.AGENT_SERVE;
   const serve = serveText ? listenAddress(serveText) : undefined;
   // Serving, the node's producers may all be other processes that publish through its API.
-  if (!ptp4l && !gpsd && !osClock && !serve)
+  if (!ptp4l && !gpsd && !osClock && !synce4l && !serve)
     throw new SettingsError(
-      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET) or a combination, or --serve (AGENT_SERVE) for producers of its own',
+      'nothing to follow: give --ptp4l (PTP4L_UDS), --gpsd (GPSD), --chronyd (CHRONYD_SOCKET), --synce4l (SYNCE4L) or a combination, or --serve (AGENT_SERVE) for producers of its own',
     );
   const authKind = values.auth ?? env.AGENT_AUTH ?? 'none';
   let auth: Auth;
@@ -167,6 +181,7 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
     ptp4l,
     gpsd,
     osClock,
+    synce4l,
     domain: integer(values.domain ?? env.PTP4L_DOMAIN, 0, '--domain (PTP4L_DOMAIN)', 0, 255),
     maxOffsetNs: integer(
       values['max-offset-ns'] ?? env.MAX_OFFSET_NS,
@@ -259,13 +274,15 @@ async function main(): Promise<void> {
     config.ptp4l && { daemon: 'ptp4l', source: config.ptp4l },
     config.gpsd && { daemon: 'gpsd', source: `${config.gpsd.host}:${config.gpsd.port}` },
     osClock && { daemon: osClock.kind, source: osClock.source },
+    config.synce4l && { daemon: 'synce4l', source: config.synce4l.source },
   ].filter((daemon) => !!daemon);
   // Publishers are registered at start (201 or 409 alike), and again whenever the service lost one.
   const published: Resource[] = [
     ...(config.ptp4l ? (['lockState', 'clockClass'] as const) : []),
     ...(config.gpsd ? (['gnss'] as const) : []),
     ...(osClock ? (['osClock'] as const) : []),
-    ...(followed.length > 0 ? (['syncState'] as const) : []),
+    // sync-state folds ptp4l, gpsd and the OS clock; SyncE stays out of it (docs/agent.md).
+    ...(config.ptp4l || config.gpsd || osClock ? (['syncState'] as const) : []),
   ];
   const node = config.serve && (await serveNode(config, config.serve, outbox, sender, followed, log));
   if (node)
@@ -313,6 +330,22 @@ async function main(): Promise<void> {
       () => watcher.stop(),
       () => agent.stop(),
     );
+  }
+  if (config.synce4l) {
+    // Its publishers first, on the node when it serves (as the others' above), then synce4l.
+    for (const resource of ['synceLock', 'synceQuality'] as const) {
+      if (node) await node.host.register(synceAddress(config.node, resource));
+      void sender.register(synceAddress(config.node, resource)).catch(() => undefined);
+    }
+    const synce = new SynceAgent(config.node, node ? node.sink : outbox, () => sender.kick(), log);
+    const watcher = new Synce4lWatcher(
+      config.synce4l.source,
+      config.synce4l.socket,
+      config.pollMs,
+      (report) => synce.onReport(report),
+    );
+    void watcher.start();
+    stops.push(() => watcher.stop());
   }
   void Promise.all(
     published.map((resource) =>

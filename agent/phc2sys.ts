@@ -10,14 +10,11 @@
  * No line for SILENCE_MS (phc2sys writes one per clock update, every second by default) is a
  * source lost: holdover begins.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import type { OsClockReport } from './chronyd';
+import { LineSource } from './line-source';
 import type { OsClockObservation } from './states';
 
 const SILENCE_MS = 3000;
-const RESTART_MS = 1000;
 
 /** One phc2sys line about CLOCK_REALTIME as an observation; undefined for any other line. */
 export function readPhc2sysLine(line: string): OsClockObservation | undefined {
@@ -36,57 +33,38 @@ export function readPhc2sysLine(line: string): OsClockObservation | undefined {
 
 export class Phc2sysWatcher {
   private running = false;
-  private child: ChildProcess | undefined;
   private silenceTimer: NodeJS.Timeout | undefined;
-  private restartTimer: NodeJS.Timeout | undefined;
+  private readonly lines: LineSource;
 
   constructor(
     /** `-`, `journal:<unit>` or a file's path. */
     private readonly source: string,
     private readonly onReport: (report: OsClockReport) => void,
-  ) {}
+  ) {
+    this.lines = new LineSource(
+      source,
+      (line) => {
+        const observation = readPhc2sysLine(line);
+        if (!observation || !this.running) return;
+        this.expectLine();
+        this.onReport({ observation, at: Date.now(), reason: `phc2sys: ${line.trim()}` });
+      },
+      // The source ended: said once; a command is started again, standard input cannot be.
+      (why) =>
+        this.onReport({ observation: { kind: 'no-source' }, at: Date.now(), reason: `phc2sys: ${why}` }),
+    );
+  }
 
   start(): void {
     this.running = true;
-    this.open();
+    this.expectLine();
+    this.lines.start();
   }
 
   stop(): void {
     this.running = false;
     clearTimeout(this.silenceTimer);
-    clearTimeout(this.restartTimer);
-    this.child?.kill();
-  }
-
-  private open(): void {
-    this.expectLine();
-    if (this.source === '-') {
-      this.follow(process.stdin, () => this.ended('standard input closed'));
-      return;
-    }
-    const [command, args] = this.source.startsWith('journal:')
-      ? ['journalctl', ['--follow', '--lines=0', '--output=cat', `--unit=${this.source.slice(8)}`]]
-      : ['tail', ['-F', '-n', '0', this.source]];
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    this.child = child;
-    let stderr = '';
-    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-500);
-    });
-    child.on('error', (error) => this.ended(`${command}: ${error.message}`));
-    if (child.stdout) this.follow(child.stdout, () => undefined);
-    child.on('close', (code) => this.ended(`${command} exited ${code}${stderr ? `: ${stderr.trim()}` : ''}`));
-  }
-
-  private follow(stream: Readable, onEnd: () => void): void {
-    const lines = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-    lines.on('line', (line) => {
-      const observation = readPhc2sysLine(line);
-      if (!observation || !this.running) return;
-      this.expectLine();
-      this.onReport({ observation, at: Date.now(), reason: `phc2sys: ${line.trim()}` });
-    });
-    lines.on('close', onEnd);
+    this.lines.stop();
   }
 
   private expectLine(): void {
@@ -98,16 +76,5 @@ export class Phc2sysWatcher {
         reason: `phc2sys: no CLOCK_REALTIME line from ${this.source} for ${SILENCE_MS / 1000} s`,
       });
     }, SILENCE_MS);
-  }
-
-  /** The source ended: said once; a command is started again, standard input cannot be. */
-  private ended(why: string): void {
-    if (!this.running || this.restartTimer) return;
-    this.onReport({ observation: { kind: 'no-source' }, at: Date.now(), reason: `phc2sys: ${why}` });
-    if (this.source === '-') return;
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = undefined;
-      if (this.running) this.open();
-    }, RESTART_MS);
   }
 }

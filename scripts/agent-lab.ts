@@ -215,7 +215,7 @@ function pmcUntil(uds: string, command: string, pattern: RegExp, what: string, t
  * them; `remove` stops every daemon it started and deletes the namespaces, which takes each veth
  * end, and so the pair, with them.
  */
-function namespacePair(roles: [string, string], addresses: [string, string]) {
+export function namespacePair(roles: [string, string], addresses: [string, string]) {
   const tag = randomBytes(3).toString('hex');
   const [a, b] = roles.map((role) => `oa${role}${tag}`) as [string, string];
   const ip = (command: string) => execFileSync('ip', command.split(' '), { stdio: 'pipe' });

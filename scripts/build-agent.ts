@@ -7,7 +7,16 @@
  * npm picks per platform, stays a dependency. Nothing else of the repository goes in.
  */
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -58,7 +67,7 @@ writeFileSync(
       name: 'ocloud-node-agent',
       version: project.version,
       description:
-        "O-Cloud notification node agent: publishes a node's PTP, GNSS and OS clock states (ptp4l, gpsd, chronyd, phc2sys)",
+        "O-Cloud notification node agent: publishes a node's PTP, GNSS, OS clock and SyncE states (ptp4l, gpsd, chronyd, phc2sys, synce4l)",
       license: project.license,
       type: 'module',
       bin: { 'ocloud-node-agent': 'bin/ocloud-node-agent.mjs' },
@@ -70,9 +79,11 @@ writeFileSync(
   )}\n`,
 );
 copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'));
+// The systemd unit a bare-metal node enables (docs/agent.md).
+cpSync(join(root, 'agent', 'systemd'), join(stage, 'systemd'), { recursive: true });
 writeFileSync(
   join(stage, 'README.md'),
-  "# ocloud-node-agent\n\n`ocloud-node-agent --help` lists its settings; the project's docs/agent.md describes them, the states it publishes and a systemd unit.\n",
+  "# ocloud-node-agent\n\n`ocloud-node-agent --help` lists its settings; the project's docs/agent.md describes them and the states it publishes; `systemd/ocloud-node-agent.service` is its systemd unit.\n",
 );
 const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', dist], {
   cwd: stage,
