@@ -4,6 +4,7 @@
  * gnss-sync-status, os-clock-sync-state, sync-state, and one log line.
  */
 import type { OsClockReport } from './chronyd';
+import { EventClock } from './event-time';
 import { buildEvent, type Resource, type ResourceState, resourceAddress } from './events';
 import type { GnssReport } from './gpsd';
 import type { Outbox } from './outbox';
@@ -39,7 +40,7 @@ export class NodeAgent {
   private osReport: OsClockReport | undefined;
   private holdoverSince: number | undefined;
   private holdoverTimer: NodeJS.Timeout | undefined;
-  private lastMicros = 0;
+  private readonly clock = new EventClock();
 
   constructor(
     private readonly node: string,
@@ -131,22 +132,10 @@ export class NodeAgent {
     const previous = this.current.get(resource);
     if (previous?.value === state.value) return;
     this.current.set(resource, state);
-    const time = this.eventTime(observedAt);
+    const time = this.clock.timeOf(observedAt);
     const address = resourceAddress(this.node, resource);
     this.log(`${time} ${address} ${previous?.value ?? '(start)'} -> ${state.value} (${why})`);
     this.outbox.push({ address, event: buildEvent(this.node, resource, state, time) });
     this.onQueued();
-  }
-
-  /**
-   * When the daemon's answer arrived (never ahead of now), in microseconds: events of one
-   * observation get consecutive microseconds, so a later event never carries an earlier or equal
-   * time and the service keeps them in order, without moving any into the next millisecond.
-   */
-  private eventTime(observedAt: number): string {
-    this.lastMicros = Math.max(observedAt * 1000, this.lastMicros + 1);
-    const millis = Math.floor(this.lastMicros / 1000);
-    const micros = String(this.lastMicros % 1000).padStart(3, '0');
-    return new Date(millis).toISOString().replace('Z', `${micros}Z`);
   }
 }

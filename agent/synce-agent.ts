@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NotificationEvent } from '../lib/domain/event';
 import { EVENT_CATALOGUE } from '../lib/domain/event-catalogue';
+import { EventClock } from './event-time';
 import type { Outbox } from './outbox';
 import type { LockState } from './states';
 import type { Quality, SynceReport } from './synce4l';
@@ -74,7 +75,7 @@ const qualityText = (quality: Quality) =>
 export class SynceAgent {
   private readonly states = new Map<string, LockState>();
   private readonly qualities = new Map<string, string>();
-  private lastMicros = 0;
+  private readonly clock = new EventClock();
 
   constructor(
     private readonly node: string,
@@ -111,7 +112,7 @@ export class SynceAgent {
     if (previous === text) return;
     if (typeof value === 'string') this.states.set(device, value);
     else this.qualities.set(device, text);
-    const time = this.eventTime(observedAt);
+    const time = this.clock.timeOf(observedAt);
     this.log(
       `${time} ${synceAddress(this.node, resource, device)} ${previous ?? '(start)'} -> ${text} (${why})`,
     );
@@ -120,13 +121,5 @@ export class SynceAgent {
       event: buildSynceEvent(this.node, resource, device, value, time),
     });
     this.onQueued();
-  }
-
-  /** As NodeAgent's: when synce4l's line or answer arrived, in strictly increasing microseconds. */
-  private eventTime(observedAt: number): string {
-    this.lastMicros = Math.max(observedAt * 1000, this.lastMicros + 1);
-    const millis = Math.floor(this.lastMicros / 1000);
-    const micros = String(this.lastMicros % 1000).padStart(3, '0');
-    return new Date(millis).toISOString().replace('Z', `${micros}Z`);
   }
 }

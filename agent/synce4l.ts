@@ -68,7 +68,25 @@ export interface Quality {
   readonly extQl?: number;
 }
 
-const MSG = { devName: 1, errMsg: 3, getQl: 4, getExtQl: 5, end: 8 } as const;
+/** synce4l's control socket's TLV types (its smc.h). */
+export const MSG = {
+  devName: 1,
+  srcName: 2,
+  errMsg: 3,
+  getQl: 4,
+  getExtQl: 5,
+  setQl: 6,
+  setExtQl: 7,
+  end: 8,
+} as const;
+
+/** One TLV of synce4l's control socket: a 16-bit type and a 16-bit length, little-endian, then the value. */
+export function tlv(type: number, value = Buffer.alloc(0)): Buffer {
+  const head = Buffer.alloc(4);
+  head.writeUInt16LE(type, 0);
+  head.writeUInt16LE(value.length, 2);
+  return Buffer.concat([head, value]);
+}
 const SOCKET_TIMEOUT_MS = 1000;
 
 /**
@@ -77,12 +95,6 @@ const SOCKET_TIMEOUT_MS = 1000;
  * synce4l writes them on x86 and ARM, ending with END_MARKER.
  */
 export function askQuality(socket: string, device: string): Promise<Quality> {
-  const tlv = (type: number, value = Buffer.alloc(0)) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt16LE(type, 0);
-    head.writeUInt16LE(value.length, 2);
-    return Buffer.concat([head, value]);
-  };
   // synce4l reads a whole type and length before it looks at the type, END_MARKER's too.
   const command = Buffer.concat([
     tlv(MSG.devName, Buffer.from(device)),

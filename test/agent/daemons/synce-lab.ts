@@ -11,6 +11,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { MSG, tlv } from '../../../agent/synce4l';
 import { namespacePair, PROJECT_DIR, until } from '../../../scripts/agent-lab';
 
 const SOURCE = join(PROJECT_DIR, 'third_party', 'synce4l');
@@ -34,20 +35,12 @@ export function buildSynce4l(dir: string): { binary: string } | { missing: strin
 /** synce_dev_ctrl.h's EEC states, as the lab's `eec_get_state_cmd` prints them. */
 export const EEC = { FREERUN: '1', LOCKED: '2', HOLDOVER: '4' } as const;
 
-const MSG = { devName: 1, srcName: 2, errMsg: 3, setQl: 6, setExtQl: 7, end: 8 } as const;
-
 /**
  * Sets an external source's QL and extended QL through synce4l's control socket (SET_QL,
  * SET_EXT_QL), as an operator does when the GNSS behind it degrades; resolves once synce4l
  * answered without an error.
  */
 function setSourceQuality(socket: string, device: string, source: string, ql: number, extQl: number) {
-  const tlv = (type: number, value = Buffer.alloc(0)) => {
-    const head = Buffer.alloc(4);
-    head.writeUInt16LE(type, 0);
-    head.writeUInt16LE(value.length, 2);
-    return Buffer.concat([head, value]);
-  };
   const command = Buffer.concat([
     tlv(MSG.devName, Buffer.from(device)),
     tlv(MSG.srcName, Buffer.from(source)),
