@@ -119,6 +119,23 @@ export function notificationsAt(received: () => Array<{ event: ReceivedEvent }>,
   return { eventsAt, valuesAt, expectValues };
 }
 
+/**
+ * What each daemon test does first: a publisher registered under the cluster (a subscription needs
+ * one under its address; the agent then finds it through its 409) and the consumer subscribed to
+ * the whole cluster, before any agent starts, so that it sees every state from the first. Returns
+ * the subscription's signing secret.
+ */
+export async function subscribeToCluster(api: string, cluster: string, publisher: string, endpoint: string) {
+  const registered = await post(`${api}/publishers`, { ResourceAddress: publisher });
+  if (registered.status !== 201) throw new Error(`POST /publishers: HTTP ${registered.status}`);
+  const subscribed = await post(`${api}/subscriptions`, {
+    ResourceAddress: `/${cluster}`,
+    EndpointUri: endpoint,
+  });
+  if (subscribed.status !== 201) throw new Error(`POST /subscriptions: HTTP ${subscribed.status}`);
+  return String(subscribed.body.SigningSecret);
+}
+
 /** POSTs JSON to the service: its status and parsed answer. */
 export async function post(url: string, body: unknown) {
   const response = await fetch(url, {

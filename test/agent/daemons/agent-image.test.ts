@@ -20,11 +20,11 @@ import {
   daemonsMissing,
   notificationsAt,
   PROJECT_DIR,
-  post,
   startChronydPair,
   startConsumer,
   startPtpPair,
   startService,
+  subscribeToCluster,
   until,
 } from '../../../scripts/agent-lab';
 import { IMAGE, podman, podmanCommand } from '../../../scripts/build-agent-image';
@@ -75,13 +75,7 @@ describe.skipIf(missing)('the agent image, run with podman', { timeout: 600_000 
     const synce4l = buildSynce4l(dir);
     if ('binary' in synce4l) synce = await startSyncePair(dir, synce4l.binary);
     else console.warn(`The image follows no synce4l: ${synce4l.missing}.`);
-    const registered = await post(`${service.api}/publishers`, { ResourceAddress: LOCK });
-    expect(registered.status).toBe(201);
-    const subscribed = await post(`${service.api}/subscriptions`, {
-      ResourceAddress: `/${cluster}`,
-      EndpointUri: consumer.url,
-    });
-    expect(subscribed.status).toBe(201);
+    await subscribeToCluster(service.api, cluster, LOCK, consumer.url);
   }, 600_000);
 
   afterAll(async () => {

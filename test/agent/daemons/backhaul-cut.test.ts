@@ -15,11 +15,11 @@ import {
   daemonsMissing,
   freePort,
   notificationsAt,
-  post,
   startAgent,
   startConsumer,
   startPtpPair,
   startService,
+  subscribeToCluster,
   until,
 } from '../../../scripts/agent-lab';
 
@@ -58,13 +58,7 @@ describe.skipIf(missing)(
         startConsumer(),
         startConsumer(),
       ]);
-      const registered = await post(`${service.api}/publishers`, { ResourceAddress: LOCK });
-      expect(registered.status).toBe(201);
-      const inTheRegion = await post(`${service.api}/subscriptions`, {
-        ResourceAddress: `/${cluster}`,
-        EndpointUri: regional.url,
-      });
-      expect(inTheRegion.status).toBe(201);
+      await subscribeToCluster(service.api, cluster, LOCK, regional.url);
       const port = await freePort();
       nodeApi = `http://127.0.0.1:${port}${BASE_PATH}`;
       agent = startAgent({

@@ -7,12 +7,12 @@ import {
   daemonsMissing,
   installAgentPackage,
   notificationsAt,
-  post,
   startAgent,
   startChronydPair,
   startConsumer,
   startPtpPair,
   startService,
+  subscribeToCluster,
   until,
 } from '../../../scripts/agent-lab';
 
@@ -65,13 +65,7 @@ describe.skipIf(missing)('the node agent against a real chronyd pair', { timeout
     ]);
     // What a new user copies: the URL npm start's ready line prints (the API base).
     readyUrl = /API ready at (\S+)/.exec(service.output())?.[1] ?? '';
-    const registered = await post(`${service.api}/publishers`, { ResourceAddress: `${ntpNode}${OS}` });
-    expect(registered.status).toBe(201);
-    const subscribed = await post(`${service.api}/subscriptions`, {
-      ResourceAddress: `/${cluster}`,
-      EndpointUri: consumer.url,
-    });
-    expect(subscribed.status).toBe(201);
+    await subscribeToCluster(service.api, cluster, `${ntpNode}${OS}`, consumer.url);
   }, 300_000);
 
   afterAll(async () => {

@@ -16,12 +16,12 @@ import {
   freePort,
   nmeaLog,
   notificationsAt,
-  post,
   startAgent,
   startConsumer,
   startGpsfake,
   startPtpPair,
   startService,
+  subscribeToCluster,
   until,
 } from '../../../scripts/agent-lab';
 
@@ -84,14 +84,7 @@ describe.skipIf(missing)('the node agent against real ptp4l and gpsd', { timeout
     // The consumer subscribes before any agent starts, so that it sees every state from the first
     // (a subscription needs a publisher under its address: one is registered here, and the agent
     // finds it through its 409).
-    const registered = await post(`${service.api}/publishers`, { ResourceAddress: `${gmNode}${LOCK}` });
-    expect(registered.status).toBe(201);
-    const subscribed = await post(`${service.api}/subscriptions`, {
-      ResourceAddress: `/${cluster}`,
-      EndpointUri: consumer.url,
-    });
-    expect(subscribed.status).toBe(201);
-    secret = subscribed.body.SigningSecret;
+    secret = await subscribeToCluster(service.api, cluster, `${gmNode}${LOCK}`, consumer.url);
     agent({ node: gmNode, ptp4l: pair.gmUds, stateDir: join(dir, 'agent-gm') });
     // Software time stamps over a veth pair: offsets of a few microseconds.
     agent({

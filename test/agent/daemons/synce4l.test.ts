@@ -15,10 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   daemonsMissing,
   notificationsAt,
-  post,
   startAgent,
   startConsumer,
   startService,
+  subscribeToCluster,
   until,
 } from '../../../scripts/agent-lab';
 import { buildSynce4l, EEC, startSyncePair } from './synce-lab';
@@ -80,16 +80,12 @@ describe.skipIf(missing)('the node agent against two live synce4l', { timeout: 2
     dir = mkdtempSync(join(tmpdir(), 'ocloud-synce4l-'));
     [service, consumer] = await Promise.all([startService(dir), startConsumer()]);
     // A subscription needs a publisher under its address: the one the agent registers too (409 then).
-    const registered = await post(`${service.api}/publishers`, {
-      ResourceAddress: `${node}/sync/synce-status/lock-state`,
-    });
-    expect(registered.status).toBe(201);
-    const subscribed = await post(`${service.api}/subscriptions`, {
-      ResourceAddress: `/${cluster}`,
-      EndpointUri: consumer.url,
-    });
-    expect(subscribed.status).toBe(201);
-    secret = subscribed.body.SigningSecret;
+    secret = await subscribeToCluster(
+      service.api,
+      cluster,
+      `${node}/sync/synce-status/lock-state`,
+      consumer.url,
+    );
   }, 300_000);
 
   afterAll(async () => {
