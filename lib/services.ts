@@ -201,6 +201,7 @@ export function deliveryBatch(): DeliveryBatch {
       retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
       backoff: deliveryBackoff(),
       credentials: serviceCredentials(),
+      suspendAfterMs: limitsConfig().endpointSuspendAfterSeconds * 1000,
     });
     const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
     return new DeliveryBatch(deliverer, queue(), deadLetters(), storeFailure);

@@ -128,6 +128,14 @@ export interface SubscriptionStore {
    * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
    */
   rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
+  /** Notes that an attempt to the subscription's endpoint failed at `at`, unless one is noted already. */
+  recordEndpointFailure(id: string, at: number): Promise<void>;
+  /** Forgets the failures: an attempt succeeded. */
+  clearEndpointFailure(id: string): Promise<void>;
+  /** Suspends the endpoint from `at`; false when it was suspended already. */
+  suspendEndpoint(id: string, at: number): Promise<boolean>;
+  /** Lifts the suspension, and the failures with it. */
+  resumeEndpoint(id: string): Promise<void>;
   /** Deletes the subscription (its dead letters with it) if it exists and `owner` owns it; false when there was none to delete. */
   deleteSubscription(id: string, owner: string): Promise<boolean>;
   /**

@@ -29,8 +29,13 @@ export class SubscriptionDeliveries {
     private readonly delivery: DeliveryPort,
   ) {}
 
+  /** Per address; each says since when the endpoint is suspended, if it is. */
   async deliveries(owner: string, id: string, page: PageRequest): Promise<Page<DeliveryStatus>> {
-    return this.cursors.listDeliveries(await this.subscription(owner, id), page);
+    const subscription = await this.subscription(owner, id);
+    const found = await this.cursors.listDeliveries(subscription, page);
+    const since = subscription.endpointSuspendedAt;
+    if (since === undefined) return found;
+    return { ...found, items: found.items.map((status) => ({ ...status, endpointSuspendedAt: since })) };
   }
 
   async deadLetters(owner: string, id: string, page: PageRequest): Promise<Page<DeadLetterRecord>> {
@@ -45,6 +50,9 @@ export class SubscriptionDeliveries {
    */
   async redrive(owner: string, id: string): Promise<RedriveOutcome> {
     const subscription = await this.subscription(owner, id);
+    // A redrive is the consumer saying it is back: a suspended endpoint is resumed first.
+    if (subscription.endpointSuspendedAt !== undefined)
+      await this.subscriptions.resumeEndpoint(subscription.id);
     const page = await this.letters.listDeadLetters(subscription, { limit: REDRIVE_BATCH });
     const newest = new Map<string, DeadLetterRecord>();
     for (const letter of page.items) {
