@@ -9,6 +9,7 @@ import type {
   PublisherState,
 } from '../domain/model';
 import type { PublisherStore } from '../domain/ports';
+import { ServiceUnavailableError } from '../errors';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, INDEX_KEY, keys } from './keys';
@@ -109,7 +110,10 @@ export class DynamoPublisherStore implements PublisherStore {
           retryAfterMs: rateAt - rate.toleranceMs - nowMs,
         };
       }
-      if (attempt >= 3) throw new Error("the publisher's rate kept changing under three attempts in a row");
+      if (attempt >= 3) {
+        // Rare: the publisher's events raced through other instances three times in a row.
+        throw new ServiceUnavailableError('The publisher is busy with other events; send this one again', 1);
+      }
     }
   }
 
