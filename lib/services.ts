@@ -19,6 +19,7 @@ import type {
   DeadLetterStore,
   DeliveryCursorStore,
   DeliveryPort,
+  EndpointBreakerStore,
   ProducerGrantStore,
   PublisherStore,
   StoreHealth,
@@ -45,6 +46,7 @@ import { DynamoDeadLetterStore } from './store/dead-letter-store';
 import { DynamoDeliveryCursors } from './store/delivery-cursors';
 import { documentClient } from './store/dynamo-client';
 import { DynamoTable } from './store/dynamo-table';
+import { DynamoEndpointBreakerStore } from './store/endpoint-breaker-store';
 import { DynamoProducerGrantStore } from './store/producer-grant-store';
 import { DynamoPublisherStore } from './store/publisher-store';
 import { DynamoWrappedKeyStore } from './store/signing-key-store';
@@ -201,7 +203,10 @@ export function deliveryBatch(): DeliveryBatch {
       retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
       backoff: deliveryBackoff(),
       credentials: serviceCredentials(),
-      suspendAfterMs: limitsConfig().endpointSuspendAfterSeconds * 1000,
+      breaker: {
+        store: endpointBreaker(),
+        suspendAfterMs: limitsConfig().endpointSuspendAfterSeconds * 1000,
+      },
     });
     const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
     return new DeliveryBatch(deliverer, queue(), deadLetters(), storeFailure);
@@ -219,7 +224,14 @@ export function subscriptions(): Subscriptions {
 export function subscriptionDeliveries(): SubscriptionDeliveries {
   return kept(
     subscriptionDeliveries,
-    () => new SubscriptionDeliveries(subscriptionStore(), deliveryCursors(), deadLetters(), delivery()),
+    () =>
+      new SubscriptionDeliveries(
+        subscriptionStore(),
+        deliveryCursors(),
+        deadLetters(),
+        delivery(),
+        endpointBreaker(),
+      ),
   );
 }
 
@@ -300,4 +312,9 @@ export function publisherRate(): { eventsPerSecond: number; burst: number } {
     eventsPerSecond: limitsConfig().publisherEventRate,
     burst: limitsConfig().publisherEventBurst,
   }));
+}
+
+/** The breaker's state of the consumers' endpoints (docs/delivery.md). */
+export function endpointBreaker(): EndpointBreakerStore {
+  return kept(endpointBreaker, () => new DynamoEndpointBreakerStore(table()));
 }

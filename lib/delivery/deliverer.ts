@@ -8,7 +8,7 @@ import type {
   LeaseOutcome,
   Subscription,
 } from '../domain/model';
-import type { DeliveryCursorStore, SubscriptionStore } from '../domain/ports';
+import type { DeliveryCursorStore, EndpointBreakerStore, SubscriptionStore } from '../domain/ports';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
 import { Coalescer } from './coalescer';
@@ -27,10 +27,10 @@ export interface DelivererSettings {
   /** The TLS client identity and the `v1a` key (lib/delivery/sender-credentials.ts); none: plain v1. */
   readonly credentials?: ServiceCredentials;
   /**
-   * The breaker: an endpoint whose every attempt has failed for this long is suspended (docs/delivery.md);
-   * none: never.
+   * The breaker: an endpoint whose every attempt has failed for `suspendAfterMs` is suspended
+   * (docs/delivery.md); none: never.
    */
-  readonly suspendAfterMs?: number;
+  readonly breaker?: { readonly store: EndpointBreakerStore; readonly suspendAfterMs: number };
 }
 
 /** What became of one attempt, for the queue (delete, hide for a while, dead-letter) and metrics. */
@@ -187,35 +187,30 @@ export class Deliverer {
    * when every attempt has failed for `suspendAfterMs` suspends the endpoint (true when this one did).
    */
   private async suspends(subscription: Subscription, failedAt: number): Promise<boolean> {
+    const breaker = this.settings.breaker;
     const since = subscription.endpointFailingSince;
-    const after = this.settings.suspendAfterMs;
+    if (!breaker) return false;
     try {
       if (since === undefined) {
-        await this.subscriptions.recordEndpointFailure(subscription.id, failedAt);
+        await breaker.store.recordEndpointFailure(subscription.id, failedAt);
         return false;
       }
-      if (after === undefined || failedAt - since < after) return false;
-      const suspended = await this.subscriptions.suspendEndpoint(subscription.id, failedAt);
-      if (suspended) {
-        logger.warn('endpoint suspended: every attempt failed for the suspension time', {
-          subscriptionId: subscription.id,
-          endpointUri: subscription.endpointUri,
-          failingSince: new Date(since).toISOString(),
-        });
-      }
+      if (failedAt - since < breaker.suspendAfterMs) return false;
+      const suspended = await breaker.store.suspendEndpoint(subscription.id, failedAt);
+      if (suspended) logger.warn('endpoint suspended', { subscriptionId: subscription.id, since });
       return suspended;
     } catch (error) {
-      // The breaker's bookkeeping is not worth failing the attempt for: the next failure notes it.
-      logger.warn('could not note an endpoint failure for the breaker', { error });
+      // Not worth failing the attempt for: the next failure notes it.
+      logger.warn('breaker write failed', { error });
       return false;
     }
   }
 
   private async resetFailures(subscription: Subscription): Promise<void> {
     try {
-      await this.subscriptions.clearEndpointFailure(subscription.id);
+      await this.settings.breaker?.store.clearEndpointFailure(subscription.id);
     } catch (error) {
-      logger.warn('could not reset the breaker after a 2xx; the next one does', { error });
+      logger.warn('breaker write failed', { error });
     }
   }
 
@@ -261,7 +256,7 @@ export class Deliverer {
 
 /** The dead letters' reason while an endpoint is suspended (docs/delivery.md). */
 function suspendedReason(suspendedAt: number): string {
-  return `endpoint suspended since ${new Date(suspendedAt).toISOString()}: every attempt to it failed for the suspension time; redrive the dead letters (POST /subscriptions/{id}/dead-letters/redrive) to resume it`;
+  return `endpoint suspended since ${new Date(suspendedAt).toISOString()}: every attempt failed for the suspension time; a redrive of its dead letters resumes it`;
 }
 
 /**

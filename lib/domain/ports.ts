@@ -128,14 +128,6 @@ export interface SubscriptionStore {
    * `previousUntil` (epoch ms); false when no subscription `id` is owned by `owner`.
    */
   rotateSigningSecret(id: string, owner: string, secret: string, previousUntil: number): Promise<boolean>;
-  /** Notes that an attempt to the subscription's endpoint failed at `at`, unless one is noted already. */
-  recordEndpointFailure(id: string, at: number): Promise<void>;
-  /** Forgets the failures: an attempt succeeded. */
-  clearEndpointFailure(id: string): Promise<void>;
-  /** Suspends the endpoint from `at`; false when it was suspended already. */
-  suspendEndpoint(id: string, at: number): Promise<boolean>;
-  /** Lifts the suspension, and the failures with it. */
-  resumeEndpoint(id: string): Promise<void>;
   /** Deletes the subscription (its dead letters with it) if it exists and `owner` owns it; false when there was none to delete. */
   deleteSubscription(id: string, owner: string): Promise<boolean>;
   /**
@@ -212,6 +204,21 @@ export interface DeadLetterStore {
   /** One page of the subscription's dead letters, oldest event first. */
   listDeadLetters(subscription: Subscription, page: PageRequest): Promise<Page<DeadLetterRecord>>;
   removeDeadLetters(letters: readonly DeadLetterRecord[]): Promise<void>;
+}
+
+/**
+ * The breaker's state of each subscription's endpoint (docs/delivery.md): since when every attempt
+ * has failed, and since when it is suspended; a subscription read carries both.
+ */
+export interface EndpointBreakerStore {
+  /** Notes that an attempt to the subscription's endpoint failed at `at`, unless one is noted already. */
+  recordEndpointFailure(id: string, at: number): Promise<void>;
+  /** Forgets the failures: an attempt succeeded. */
+  clearEndpointFailure(id: string): Promise<void>;
+  /** Suspends the endpoint from `at`; false when it was suspended already. */
+  suspendEndpoint(id: string, at: number): Promise<boolean>;
+  /** Lifts the suspension, and the failures with it. */
+  resumeEndpoint(id: string): Promise<void>;
 }
 
 /** The address prefixes an operator granted each producer principal (`npm run grants`). */

@@ -168,40 +168,6 @@ export class DynamoSubscriptionStore implements SubscriptionStore {
     }
   }
 
-  async recordEndpointFailure(id: string, at: number): Promise<void> {
-    await this.table.update({
-      Key: keys.subscription(id),
-      UpdateExpression: 'SET failingSince = if_not_exists(failingSince, :at)',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':at': at },
-    });
-  }
-
-  async clearEndpointFailure(id: string): Promise<void> {
-    await this.table.update({
-      Key: keys.subscription(id),
-      UpdateExpression: 'REMOVE failingSince',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(suspendedAt)',
-    });
-  }
-
-  async suspendEndpoint(id: string, at: number): Promise<boolean> {
-    return this.table.update({
-      Key: keys.subscription(id),
-      UpdateExpression: 'SET suspendedAt = :at',
-      ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(suspendedAt)',
-      ExpressionAttributeValues: { ':at': at },
-    });
-  }
-
-  async resumeEndpoint(id: string): Promise<void> {
-    await this.table.update({
-      Key: keys.subscription(id),
-      UpdateExpression: 'REMOVE suspendedAt, failingSince',
-      ConditionExpression: 'attribute_exists(pk)',
-    });
-  }
-
   async deleteSubscription(id: string, owner: string): Promise<boolean> {
     for (;;) {
       const { gen } = await readOwner(this.table, owner);
