@@ -152,6 +152,24 @@ module.exports = async ({ resolveVariable }) => {
         ...actions,
       },
     },
+    suspendedEndpoints: {
+      Type: 'AWS::CloudWatch::Alarm',
+      Properties: {
+        AlarmName: `${service}-${stage}-suspended-endpoints`,
+        AlarmDescription:
+          "A consumer endpoint was suspended: every attempt to it failed for the suspension time (endpointSuspendAfterSeconds), and its notifications now go straight to its dead letters until its consumer redrives them (docs/delivery.md). The deliver function's log names the subscription.",
+        Namespace: 'OCloudNotifications',
+        MetricName: 'EndpointsSuspended',
+        Dimensions: own,
+        Statistic: 'Sum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        ...actions,
+      },
+    },
     deadLetters: anyMessageIn(
       'DeadLetterQueue',
       `${service}-${stage}-dead-letters`,

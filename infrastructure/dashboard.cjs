@@ -63,11 +63,12 @@ module.exports = async ({ resolveVariable }) => {
         queue('DeadLetterQueue', 'ApproximateNumberOfMessagesVisible', 'Maximum', 'dead letters'),
       ]),
       // Issue 41's limits: each refusal is also a log line with the principal and the address.
-      widget(0, 18, 'Refusals per minute (docs/security.md)', [
+      widget(0, 18, 'Refusals and suspended endpoints per minute (docs/security.md)', [
         ours('ProducerGrantRefusals', 'Sum'),
         ours('PublisherOwnershipRefusals', 'Sum'),
         ours('QuotaRefusals', 'Sum'),
         ours('PublisherRateRefusals', 'Sum'),
+        ours('EndpointsSuspended', 'Sum'),
       ]),
       {
         type: 'alarm',
@@ -84,6 +85,7 @@ module.exports = async ({ resolveVariable }) => {
             'oldest-delivery',
             'dead-letters',
             'cleanup-dead-letters',
+            'suspended-endpoints',
           ].map(
             (name) =>
               `arn:aws:cloudwatch:\${AWS::Region}:\${AWS::AccountId}:alarm:${service}-${stage}-${name}`,

@@ -444,6 +444,8 @@ export interface LimitsConfig {
   /** A publisher's events a second (PUBLISHER_EVENT_RATE), in bursts of at most PUBLISHER_EVENT_BURST. */
   readonly publisherEventRate: number;
   readonly publisherEventBurst: number;
+  /** The breaker: an endpoint whose every attempt failed for this long is suspended (ENDPOINT_SUSPEND_AFTER_SECONDS). */
+  readonly endpointSuspendAfterSeconds: number;
 }
 
 /** A positive number, decimals allowed (0.2: one every 5 s), at most `max`. */
@@ -467,6 +469,14 @@ export function loadLimitsConfig(env: Env): LimitsConfig {
     // node's start-up and a short outage's backlog at once (docs/security.md: Rates).
     publisherEventRate: positiveNumber(env, 'PUBLISHER_EVENT_RATE', 5, 1000),
     publisherEventBurst: positiveInt(env, 'PUBLISHER_EVENT_BURST', 20, 100_000),
+    // A day: a consumer down for a maintenance night keeps its notifications retried (and dead-
+    // lettered by the retry window); one gone for good stops costing an attempt per notification.
+    endpointSuspendAfterSeconds: positiveInt(
+      env,
+      'ENDPOINT_SUSPEND_AFTER_SECONDS',
+      24 * 3600,
+      366 * 24 * 3600,
+    ),
   };
 }
 

@@ -19,7 +19,9 @@ export type CountMetric =
   /** a publisher over its event rate, */
   | 'PublisherRateRefusals'
   /** a quota reached. */
-  | 'QuotaRefusals';
+  | 'QuotaRefusals'
+  /** The breaker: endpoints suspended (docs/delivery.md), one per suspension. */
+  | 'EndpointsSuspended';
 
 export interface Metrics {
   count(name: CountMetric, value?: number): void;

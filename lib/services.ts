@@ -20,6 +20,7 @@ import type {
   DeadLetterStore,
   DeliveryCursorStore,
   DeliveryPort,
+  EndpointBreakerStore,
   ProducerGrantStore,
   PublisherStore,
   StoreHealth,
@@ -65,6 +66,8 @@ export interface HostAdapters {
   queue(): QueuePort;
   /** Where deliveries read their TLS client identity and private CAs (ENDPOINT_TLS_… settings). */
   endpointTlsReader(): ClientTlsReader;
+  /** Which endpoints are failing, and since when, and which are suspended (docs/delivery.md). */
+  endpointBreaker(): EndpointBreakerStore;
   /** The operator's grants to producer principals (`npm run grants`); a node has none: its scope decides. */
   producerGrants?(): ProducerGrantStore;
   /** Where accepted events go beside the host's own fan-out (a node's: its outbox to the region). */
@@ -233,6 +236,10 @@ export function deliveryBatch(): DeliveryBatch {
       retryWindowMs: deliveryConfig().retryWindowSeconds * 1000,
       backoff: deliveryBackoff(),
       credentials: serviceCredentials(),
+      breaker: {
+        store: endpointBreaker(),
+        suspendAfterMs: limitsConfig().endpointSuspendAfterSeconds * 1000,
+      },
     });
     const storeFailure = new FailedRecordBackoff(queue(), 'delivery', deliveryBackoff());
     return new DeliveryBatch(deliverer, queue(), deadLetters(), storeFailure);
@@ -250,7 +257,14 @@ export function subscriptions(): Subscriptions {
 export function subscriptionDeliveries(): SubscriptionDeliveries {
   return kept(
     subscriptionDeliveries,
-    () => new SubscriptionDeliveries(subscriptionStore(), deliveryCursors(), deadLetters(), delivery()),
+    () =>
+      new SubscriptionDeliveries(
+        subscriptionStore(),
+        deliveryCursors(),
+        deadLetters(),
+        delivery(),
+        endpointBreaker(),
+      ),
   );
 }
 
@@ -343,4 +357,9 @@ export function publisherRate(): { eventsPerSecond: number; burst: number } {
     eventsPerSecond: limitsConfig().publisherEventRate,
     burst: limitsConfig().publisherEventBurst,
   }));
+}
+
+/** The breaker's state of the consumers' endpoints (docs/delivery.md). */
+export function endpointBreaker(): EndpointBreakerStore {
+  return kept(endpointBreaker, () => (installed ? installed.endpointBreaker() : region.endpointBreaker()));
 }

@@ -22,6 +22,7 @@ import { DEFAULT_ROUTE, QUEUE_FUNCTIONS, ROTATE_WEBHOOK_KEYS, ROUTE_HANDLERS } f
 import { DiskCounterStore } from './disk/counter-store';
 import { DiskDeadLetterStore } from './disk/dead-letter-store';
 import { DiskDeliveryCursors } from './disk/delivery-cursors';
+import { DiskEndpointBreakerStore } from './disk/endpoint-breaker-store';
 import { Journal } from './disk/journal';
 import { DiskPublisherStore } from './disk/publisher-store';
 import { DiskStoreHealth } from './disk/store-health';
@@ -69,6 +70,7 @@ export async function startNodeHost(options: NodeHostOptions): Promise<NodeHost>
     deadLetters: () => new DiskDeadLetterStore(journal),
     counters: () => new DiskCounterStore(journal),
     storeHealth: () => new DiskStoreHealth(journal),
+    endpointBreaker: () => new DiskEndpointBreakerStore(journal),
     webhookKeyStore: (box) => new DiskWebhookKeyStore(journal, box),
     queue: () => nodeQueue,
     // PEM files (ENDPOINT_CLIENT_CERT_FILE, …), as on the local stage: a node has no Secrets Manager.

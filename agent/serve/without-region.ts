@@ -18,6 +18,7 @@ export const publisherStore: typeof region.publisherStore = absent;
 export const deliveryCursors: typeof region.deliveryCursors = absent;
 export const deadLetters: typeof region.deadLetters = absent;
 export const producerGrants: typeof region.producerGrants = absent;
+export const endpointBreaker: typeof region.endpointBreaker = absent;
 export const counters: typeof region.counters = absent;
 export const storeHealth: typeof region.storeHealth = absent;
 export const webhookKeyStore: typeof region.webhookKeyStore = absent;

@@ -9,7 +9,7 @@ import type {
   LeaseOutcome,
   Subscription,
 } from '../domain/model';
-import type { DeliveryCursorStore, SubscriptionStore } from '../domain/ports';
+import type { DeliveryCursorStore, EndpointBreakerStore, SubscriptionStore } from '../domain/ports';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
 import { Coalescer } from './coalescer';
@@ -27,6 +27,11 @@ export interface DelivererSettings {
   readonly backoff: Backoff;
   /** The TLS client identity and the `v1a` key (lib/delivery/sender-credentials.ts); none: plain v1. */
   readonly credentials?: ServiceCredentials;
+  /**
+   * The breaker: an endpoint whose every attempt has failed for `suspendAfterMs` is suspended
+   * (docs/delivery.md); none: never.
+   */
+  readonly breaker?: { readonly store: EndpointBreakerStore; readonly suspendAfterMs: number };
 }
 
 /** What became of one attempt, for the queue (delete, hide for a while, dead-letter) and metrics. */
@@ -39,7 +44,13 @@ export type AttemptResult =
     }
   /** `failed` is false when the attempt waited for another one and sent nothing. */
   | { readonly kind: 'retry'; readonly delayMs: number; readonly failed: boolean }
-  | { readonly kind: 'dead-letter'; readonly letter: DeadLetter; readonly failed: boolean };
+  /** `suspended`: this attempt suspended the endpoint (counted once, as EndpointsSuspended). */
+  | {
+      readonly kind: 'dead-letter';
+      readonly letter: DeadLetter;
+      readonly failed: boolean;
+      readonly suspended?: boolean;
+    };
 
 /** A cursor lease outlives the POST's time-out by this much, to cover the writes around it. */
 const LEASE_MARGIN_MS = 5000;
@@ -89,6 +100,17 @@ export class Deliverer {
       if (lease.kind === 'acquired') await this.release(cursor);
       return { kind: 'dropped', why: 'subscription deleted', failed: false };
     }
+    if (subscription.endpointSuspendedAt !== undefined) {
+      // Suspended: no attempt; straight to its dead letters, for the consumer's redrive to resume.
+      if (lease.kind === 'acquired') await this.release(cursor);
+      return this.deadLetter(
+        message,
+        subscription,
+        receiveCount,
+        suspendedReason(subscription.endpointSuspendedAt),
+        false,
+      );
+    }
     if (lease.kind === 'superseded') return { kind: 'dropped', why: 'superseded', failed: false };
     if (lease.kind === 'leased') {
       if (now >= deadline) {
@@ -119,6 +141,8 @@ export class Deliverer {
     if (verdict.kind === 'delivered') {
       const completed = completedAttempt(cursor, message, this.clock());
       await this.shared.completions.run(completed);
+      // A 2xx resets the breaker's clock (a write only after failures).
+      if (subscription.endpointFailingSince !== undefined) await this.resetFailures(subscription);
       return { kind: 'delivered', latencyMs: completed.delivered.latencyMs ?? 0 };
     }
 
@@ -135,10 +159,14 @@ export class Deliverer {
       await this.subscriptions.deleteSubscription(subscription.id, subscription.owner);
       return { kind: 'dropped', why: 'gone', failed: true };
     }
+    const failedAt = this.clock();
+    if (await this.suspends(subscription, failedAt)) {
+      const reason = `${suspendedReason(failedAt)}; last failure: ${verdict.reason}`;
+      return { ...this.deadLetter(message, subscription, receiveCount, reason, true), suspended: true };
+    }
     if (verdict.kind === 'give-up') {
       return this.deadLetter(message, subscription, receiveCount, verdict.reason, true);
     }
-    const failedAt = this.clock();
     if (failedAt >= deadline) {
       const reason = `the retry window of ${this.windowText()} ended; last failure: ${verdict.reason}`;
       return this.deadLetter(message, subscription, receiveCount, reason, true);
@@ -153,6 +181,38 @@ export class Deliverer {
       Math.min(notificationBackoffMs(receiveCount, this.settings.backoff), deadline - failedAt);
     logger.warn('delivery attempt failed; retrying', { ...log, reason: verdict.reason, delayMs });
     return { kind: 'retry', delayMs, failed: true };
+  }
+
+  /**
+   * The breaker after a failed attempt at `failedAt`: the first failure since a 2xx is noted; one
+   * when every attempt has failed for `suspendAfterMs` suspends the endpoint (true when this one did).
+   */
+  private async suspends(subscription: Subscription, failedAt: number): Promise<boolean> {
+    const breaker = this.settings.breaker;
+    const since = subscription.endpointFailingSince;
+    if (!breaker) return false;
+    try {
+      if (since === undefined) {
+        await breaker.store.recordEndpointFailure(subscription.id, failedAt);
+        return false;
+      }
+      if (failedAt - since < breaker.suspendAfterMs) return false;
+      const suspended = await breaker.store.suspendEndpoint(subscription.id, failedAt);
+      if (suspended) logger.warn('endpoint suspended', { subscriptionId: subscription.id, since });
+      return suspended;
+    } catch (error) {
+      // Not worth failing the attempt for: the next failure notes it.
+      logger.warn('breaker write failed', { error });
+      return false;
+    }
+  }
+
+  private async resetFailures(subscription: Subscription): Promise<void> {
+    try {
+      await this.settings.breaker?.store.clearEndpointFailure(subscription.id);
+    } catch (error) {
+      logger.warn('breaker write failed', { error });
+    }
   }
 
   /** A lease left behind expires by itself; failing to free it early is not worth failing for. */
@@ -170,7 +230,7 @@ export class Deliverer {
     attempts: number,
     reason: string,
     failed: boolean,
-  ): AttemptResult {
+  ): Extract<AttemptResult, { kind: 'dead-letter' }> {
     const letter: DeadLetter = {
       kind: 'dead-letter',
       reason,
@@ -193,6 +253,11 @@ export class Deliverer {
   private windowText(): string {
     return `${this.settings.retryWindowMs / 1000} s`;
   }
+}
+
+/** The dead letters' reason while an endpoint is suspended (docs/delivery.md). */
+function suspendedReason(suspendedAt: number): string {
+  return `endpoint suspended since ${new Date(suspendedAt).toISOString()}: every attempt failed for the suspension time; a redrive of its dead letters resumes it`;
 }
 
 /**

@@ -150,6 +150,7 @@ export class DeliveryBatch {
         if (notification.redriven) reportDroppedRedrive(notification, result.why);
         return DONE;
       case 'dead-letter':
+        if (result.suspended) metrics.count('EndpointsSuspended');
         // Not lost when the dead-letter queue cannot take it: attempted (and judged) again later.
         return (await this.deadLetter(result.letter, metrics))
           ? later(this.storeFailure.delayMs(attempt))

@@ -14,6 +14,10 @@ export interface Subscription {
    * secret box); lists and the other reads leave it out, so they never decrypt anything.
    */
   readonly signing?: SigningSecrets;
+  /** When the attempts to its endpoint started failing, every one since (epoch ms); absent after a 2xx. */
+  readonly endpointFailingSince?: number | undefined;
+  /** When its endpoint was suspended (the breaker, docs/delivery.md); absent while it is not. */
+  readonly endpointSuspendedAt?: number | undefined;
 }
 
 export interface Publisher {
@@ -191,6 +195,8 @@ export interface DeliveryStatus {
   readonly resourceAddress: string;
   readonly delivered?: DeliveredEvent;
   readonly lastFailure?: AttemptFailure;
+  /** Since when the subscription's endpoint is suspended, if it is (epoch ms). */
+  readonly endpointSuspendedAt?: number;
 }
 
 /** A notification given up on, kept with its subscription for 14 days (and sent to the dead-letter queue). */

@@ -206,6 +206,21 @@ export interface DeadLetterStore {
   removeDeadLetters(letters: readonly DeadLetterRecord[]): Promise<void>;
 }
 
+/**
+ * The breaker's state of each subscription's endpoint (docs/delivery.md): since when every attempt
+ * has failed, and since when it is suspended; a subscription read carries both.
+ */
+export interface EndpointBreakerStore {
+  /** Notes that an attempt to the subscription's endpoint failed at `at`, unless one is noted already. */
+  recordEndpointFailure(id: string, at: number): Promise<void>;
+  /** Forgets the failures: an attempt succeeded. */
+  clearEndpointFailure(id: string): Promise<void>;
+  /** Suspends the endpoint from `at`; false when it was suspended already. */
+  suspendEndpoint(id: string, at: number): Promise<boolean>;
+  /** Lifts the suspension, and the failures with it. */
+  resumeEndpoint(id: string): Promise<void>;
+}
+
 /** The address prefixes an operator granted each producer principal (`npm run grants`). */
 export interface ProducerGrantStore {
   /** The prefixes granted to `principal` (one read). */

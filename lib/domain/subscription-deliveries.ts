@@ -1,7 +1,13 @@
 import { parseTime } from './event';
 import { isServiceId } from './ids';
 import type { DeadLetterRecord, DeliveryStatus, Page, PageRequest, Subscription } from './model';
-import type { DeadLetterStore, DeliveryCursorStore, DeliveryPort, SubscriptionStore } from './ports';
+import type {
+  DeadLetterStore,
+  DeliveryCursorStore,
+  DeliveryPort,
+  EndpointBreakerStore,
+  SubscriptionStore,
+} from './ports';
 import { notFound } from './subscriptions';
 
 /** Dead letters one redrive puts back at most; `more` tells the caller to ask again. */
@@ -27,10 +33,17 @@ export class SubscriptionDeliveries {
     private readonly cursors: DeliveryCursorStore,
     private readonly letters: DeadLetterStore,
     private readonly delivery: DeliveryPort,
+    /** The breaker's state, which a redrive resets; none: no breaker. */
+    private readonly breaker?: EndpointBreakerStore,
   ) {}
 
+  /** Per address; each says since when the endpoint is suspended, if it is. */
   async deliveries(owner: string, id: string, page: PageRequest): Promise<Page<DeliveryStatus>> {
-    return this.cursors.listDeliveries(await this.subscription(owner, id), page);
+    const subscription = await this.subscription(owner, id);
+    const found = await this.cursors.listDeliveries(subscription, page);
+    const since = subscription.endpointSuspendedAt;
+    if (since === undefined) return found;
+    return { ...found, items: found.items.map((status) => ({ ...status, endpointSuspendedAt: since })) };
   }
 
   async deadLetters(owner: string, id: string, page: PageRequest): Promise<Page<DeadLetterRecord>> {
@@ -45,6 +58,8 @@ export class SubscriptionDeliveries {
    */
   async redrive(owner: string, id: string): Promise<RedriveOutcome> {
     const subscription = await this.subscription(owner, id);
+    // A redrive is the consumer saying it is back: a suspended endpoint is resumed first.
+    if (subscription.endpointSuspendedAt !== undefined) await this.breaker?.resumeEndpoint(subscription.id);
     const page = await this.letters.listDeadLetters(subscription, { limit: REDRIVE_BATCH });
     const newest = new Map<string, DeadLetterRecord>();
     for (const letter of page.items) {

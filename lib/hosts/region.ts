@@ -15,6 +15,7 @@ import { DynamoDeadLetterStore } from '../store/dead-letter-store';
 import { DynamoDeliveryCursors } from '../store/delivery-cursors';
 import { documentClient } from '../store/dynamo-client';
 import { DynamoTable } from '../store/dynamo-table';
+import { DynamoEndpointBreakerStore } from '../store/endpoint-breaker-store';
 import { DynamoProducerGrantStore } from '../store/producer-grant-store';
 import { DynamoPublisherStore } from '../store/publisher-store';
 import { DynamoWrappedKeyStore } from '../store/signing-key-store';
@@ -48,6 +49,7 @@ export const publisherStore: HostAdapters['publisherStore'] = () => new DynamoPu
 export const deliveryCursors: HostAdapters['deliveryCursors'] = () => new DynamoDeliveryCursors(table());
 export const deadLetters: HostAdapters['deadLetters'] = () => new DynamoDeadLetterStore(table());
 export const producerGrants = () => new DynamoProducerGrantStore(table());
+export const endpointBreaker: HostAdapters['endpointBreaker'] = () => new DynamoEndpointBreakerStore(table());
 export const counters: HostAdapters['counters'] = () => new DynamoCounterStore(table());
 export const storeHealth: HostAdapters['storeHealth'] = () => table();
 export const webhookKeyStore: HostAdapters['webhookKeyStore'] = (box) =>

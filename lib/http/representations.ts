@@ -53,6 +53,13 @@ export function deliveryStatusInfo(status: DeliveryStatus) {
     ...(f && {
       LastFailure: { FailedAt: new Date(f.at).toISOString(), Reason: f.reason, Attempts: f.attempts },
     }),
+    ...(status.endpointSuspendedAt !== undefined && {
+      EndpointSuspended: {
+        Since: new Date(status.endpointSuspendedAt).toISOString(),
+        Reason:
+          'endpoint suspended: every attempt failed for the suspension time; redrive the dead letters to resume it',
+      },
+    }),
   };
 }
 

@@ -66,6 +66,8 @@ export function toSubscription(item: Item): Subscription {
     endpointUri: String(item.endpointUri),
     owner: String(item.owner),
     createdAt: String(item.createdAt),
+    ...(typeof item.failingSince === 'number' ? { endpointFailingSince: item.failingSince } : {}),
+    ...(typeof item.suspendedAt === 'number' ? { endpointSuspendedAt: item.suspendedAt } : {}),
   };
 }
 

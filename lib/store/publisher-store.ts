@@ -11,6 +11,7 @@ import type {
   PublisherState,
 } from '../domain/model';
 import type { PublisherStore } from '../domain/ports';
+import { ServiceUnavailableError } from '../errors';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, INDEX_KEY, keys } from './keys';
@@ -110,7 +111,10 @@ export class DynamoPublisherStore implements PublisherStore {
           retryAfterMs: judged.retryAfterMs,
         };
       }
-      if (attempt >= 3) throw new Error("the publisher's rate kept changing under three attempts in a row");
+      if (attempt >= 3) {
+        // Rare: the publisher's events raced through other instances three times in a row.
+        throw new ServiceUnavailableError('The publisher is busy with other events; send this one again', 1);
+      }
     }
   }
 

@@ -195,14 +195,15 @@ describe('npm start: delivery status, dead letters and the local dashboard', () 
           ),
         );
       await vi.waitFor(async () => expect(await shown()).toEqual(status), { timeout: 20_000, interval: 500 });
-      // Four widgets of the CloudWatch dashboard, drawn; the latency percentiles are known.
+      // Five widgets of the CloudWatch dashboard, drawn; the latency percentiles are known.
       expect(await page.locator('.widget h2').allTextContents()).toEqual([
         'Active subscriptions and publishers',
         'Events published per minute',
         'Notifications per minute',
         'Delivery latency (ms, acceptance to 2xx)',
+        'Refusals and suspended endpoints per minute (docs/security.md)',
       ]);
-      expect(await page.locator('.widget canvas').count()).toBe(4);
+      expect(await page.locator('.widget canvas').count()).toBe(5);
       for (const stat of ['p50', 'p99'])
         expect(
           Number(await page.textContent(`[data-metric="DeliveryLatency"][data-stat="${stat}"]`)),

@@ -1,17 +1,19 @@
 /**
  * Issue 41 through `npm start`: producer grants (`npm run grants` against the running stage),
  * unnamed and named producers, two producers on one address, a publisher over its rate and a
- * quota reached, as a user meets them over HTTP. Small limits are passed as a user would
+ * quota reached, an endpoint suspended by the breaker and resumed, as a user meets them over HTTP. Small limits are passed as a user would
  * (`PUBLISHER_EVENT_RATE=… npm start`).
  */
 import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../scripts/dynamodb-local';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { type NpmStart, startNpmStart } from '../support/npm-start';
@@ -26,6 +28,7 @@ beforeAll(async () => {
     PUBLISHER_EVENT_RATE: '0.2',
     PUBLISHER_EVENT_BURST: '3',
     PUBLISHERS_PER_PRODUCER: '2',
+    ENDPOINT_SUSPEND_AFTER_SECONDS: '1',
   });
 }, 160_000);
 
@@ -161,4 +164,62 @@ describe('producer grants, owners, rates and quotas through npm start', () => {
     expect(over.body.detail).toContain('the quota of publishers per producer principal is 2');
     expect(over.body.detail).toContain('--param="publishersPerProducer=<n>"');
   });
+});
+
+describe('the breaker through npm start', () => {
+  it('suspends an endpoint whose every attempt failed for the suspension time (1 s here); a redrive resumes it', async () => {
+    const consumer = { status: 204, received: 0 };
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        consumer.received += 1;
+        res.writeHead(consumer.status).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/events`;
+      const node = `/${uniqueCluster()}/site-1/node-1`;
+      const created = await call('POST', '/publishers', { body: { ResourceAddress: `${node}${LOCK}` } });
+      const subscribed = await call('POST', '/subscriptions', {
+        body: { ResourceAddress: node, EndpointUri: url },
+      });
+      expect(subscribed.status).toBe(201);
+      const id = subscribed.body.SubscriptionId;
+      consumer.status = 503;
+      const publish = (value: 'LOCKED' | 'FREERUN', seconds: number) =>
+        call('POST', `/publishers/${created.body.SubscriptionId}/events`, {
+          body: lockStateEvent({ node, value, time: new Date(Date.now() + seconds * 1000).toISOString() }),
+        });
+      expect((await publish('FREERUN', 0)).status).toBe(202);
+      await vi.waitFor(
+        async () => {
+          const deliveries = await call('GET', `/subscriptions/${id}/deliveries`);
+          expect(deliveries.body[0]?.EndpointSuspended?.Reason).toContain('endpoint suspended');
+        },
+        { timeout: 30_000, interval: 500 },
+      );
+      const letters = await call('GET', `/subscriptions/${id}/dead-letters`);
+      expect(letters.body[0]?.Reason).toMatch(/^endpoint suspended since /);
+      // Suspended: a new event is not attempted.
+      const tried = consumer.received;
+      expect((await publish('LOCKED', 1)).status).toBe(202);
+      await vi.waitFor(
+        async () => expect((await call('GET', `/subscriptions/${id}/dead-letters`)).body).toHaveLength(2),
+        {
+          timeout: 15_000,
+          interval: 300,
+        },
+      );
+      expect(consumer.received).toBe(tried);
+      // Back, and redriven: resumed; the newest missed state arrives.
+      consumer.status = 204;
+      expect((await call('POST', `/subscriptions/${id}/dead-letters/redrive`)).status).toBe(200);
+      await vi.waitFor(() => expect(consumer.received).toBe(tried + 1), { timeout: 15_000, interval: 200 });
+      const deliveries = await call('GET', `/subscriptions/${id}/deliveries`);
+      expect(deliveries.body[0]?.EndpointSuspended).toBeUndefined();
+    } finally {
+      server.close();
+    }
+  }, 90_000);
 });

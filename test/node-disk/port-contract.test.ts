@@ -1,4 +1,5 @@
 /** The store ports' contract (test/support/port-contract.ts) kept by the node's disk adapters. */
+
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +7,7 @@ import { afterAll } from 'vitest';
 import { DiskCounterStore } from '../../agent/serve/disk/counter-store';
 import { DiskDeadLetterStore } from '../../agent/serve/disk/dead-letter-store';
 import { DiskDeliveryCursors } from '../../agent/serve/disk/delivery-cursors';
+import { DiskEndpointBreakerStore } from '../../agent/serve/disk/endpoint-breaker-store';
 import { Journal } from '../../agent/serve/disk/journal';
 import { DiskPublisherStore } from '../../agent/serve/disk/publisher-store';
 import { DiskStoreHealth } from '../../agent/serve/disk/store-health';
@@ -31,6 +33,7 @@ portContract('on the node’s disk', () => {
     cursors: new DiskDeliveryCursors(journal),
     deadLetters: new DiskDeadLetterStore(journal),
     counters: new DiskCounterStore(journal),
+    breaker: new DiskEndpointBreakerStore(journal),
     health: new DiskStoreHealth(journal),
     webhookKeys: new DiskWebhookKeyStore(journal, box),
     async storedText() {

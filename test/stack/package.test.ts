@@ -106,6 +106,13 @@ function routes(template: Template): Record<string, { type: string; authorizer: 
   );
 }
 
+// Small limits for the handlers this file runs in-process (printedMetrics, which makes each refusal
+// and a suspension once), read when first used: the breaker's suspension time 1 s, a quota of 2
+// publishers per producer, bursts of 3 events.
+process.env.ENDPOINT_SUSPEND_AFTER_SECONDS = '1';
+process.env.PUBLISHERS_PER_PRODUCER = '2';
+process.env.PUBLISHER_EVENT_BURST = '3';
+
 const TLS_SECRET_ARN = 'arn:aws:secretsmanager:us-east-1:123456789012:secret:endpoint-tls-AbCdEf';
 
 describe('serverless package --stage prod', () => {
@@ -248,6 +255,7 @@ describe('serverless package --stage prod', () => {
         'dynamodb:BatchGetItem',
         'dynamodb:BatchWriteItem',
         'dynamodb:Query',
+        'dynamodb:UpdateItem',
         'sqs:SendMessage',
       ],
       GetCurrentState: ['dynamodb:GetItem'],
@@ -509,6 +517,7 @@ describe('serverless package --stage prod', () => {
       'ocloud-notifications-prod-dead-letters',
       'ocloud-notifications-prod-failed-attempt-rate',
       'ocloud-notifications-prod-oldest-delivery',
+      'ocloud-notifications-prod-suspended-endpoints',
       'ocloud-notifications-prod-throttling',
     ]);
     for (const alarm of Object.values(alarms)) {
@@ -531,6 +540,17 @@ describe('serverless package --stage prod', () => {
         ],
       })),
     );
+    // The breaker's: any suspension, from the metric the deliver function prints.
+    expect(alarms['ocloud-notifications-prod-suspended-endpoints']).toMatchObject({
+      Namespace: 'OCloudNotifications',
+      MetricName: 'EndpointsSuspended',
+      Dimensions: [
+        { Name: 'Service', Value: 'ocloud-notifications' },
+        { Name: 'Stage', Value: 'prod' },
+      ],
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
     expect(alarms['ocloud-notifications-prod-oldest-delivery']).toMatchObject({
       MetricName: 'ApproximateAgeOfOldestMessage',
       Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': ['DeliveryQueue', 'QueueName'] } }],
@@ -549,7 +569,9 @@ describe('serverless package --stage prod', () => {
     }
   });
 
-  it('shows on its dashboard exactly the metrics the handlers print, with the same dimensions', async () => {
+  it('shows on its dashboard exactly the metrics the handlers print, with the same dimensions', {
+    timeout: 90_000,
+  }, async () => {
     const printed = await printedMetrics();
     const dashboard = dashboardMetrics(iam.template);
     expect([...dashboard.keys()].sort()).toEqual([...printed.keys()].sort());
@@ -836,24 +858,32 @@ async function printedMetrics(): Promise<Map<string, Record<string, unknown>>> {
         await waitForQueueIdle();
       })),
       ...(await captureEmf(() => emitGauges({}, lambdaContext()))),
+      // The breaker (a suspension time of 1 s in this file): the refusing consumer's endpoint has
+      // failed every attempt for over a second at its next failure, and is suspended.
+      ...(await captureEmf(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await api.publish(publisherId, lockStateEvent({ node }));
+        await Promise.all([accepting.waitFor(2), refusing.waitFor(2)]);
+        await waitForQueueIdle();
+      })),
       // The refusals of issue 41: a producer without a grant, another principal's publish.
       ...(await captureEmf(async () => {
         const stranger = { headers: { 'x-producer-id': 'stranger' } };
         expect((await api.createPublisher({ ResourceAddress: `${node}/other` }, stranger)).status).toBe(403);
         expect((await api.publish(publisherId, lockStateEvent({ node }), stranger)).status).toBe(403);
-        // A producer over its quota of publishers (100 by default).
+        // A producer over its quota of publishers (2 in this file).
         const counted = { headers: { 'x-producer-id': 'counted' } };
         await producerGrants().addGrant('local:counted', node);
-        for (let i = 0; i < 100; i++) {
+        for (const i of [0, 1]) {
           const created = await api.createPublisher({ ResourceAddress: `${node}/counted-${i}` }, counted);
           expect(created.status).toBe(201);
         }
-        expect((await api.createPublisher({ ResourceAddress: `${node}/counted-100` }, counted)).status).toBe(
+        expect((await api.createPublisher({ ResourceAddress: `${node}/counted-2` }, counted)).status).toBe(
           403,
         );
-        // A publisher over its rate (5 a second, bursts of 20 by default).
+        // A publisher over its rate (bursts of 3 in this file).
         let status = 0;
-        for (let i = 0; i < 100 && status !== 429; i++) {
+        for (let i = 0; i < 20 && status !== 429; i++) {
           status = (await api.publish(publisherId, lockStateEvent({ node }))).status;
         }
         expect(status).toBe(429);

@@ -1,10 +1,12 @@
 /** The store ports' contract (test/support/port-contract.ts) kept by the DynamoDB adapters. */
+
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { DynamoCounterStore } from '../../lib/store/counter-store';
 import { DynamoDeadLetterStore } from '../../lib/store/dead-letter-store';
 import { DynamoDeliveryCursors } from '../../lib/store/delivery-cursors';
 import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
+import { DynamoEndpointBreakerStore } from '../../lib/store/endpoint-breaker-store';
 import { DynamoPublisherStore } from '../../lib/store/publisher-store';
 import { DynamoSubscriptionStore } from '../../lib/store/subscription-store';
 import { DynamoWebhookKeyStore } from '../../lib/store/webhook-key-store';
@@ -21,6 +23,7 @@ portContract('on DynamoDB', () => ({
   cursors: new DynamoDeliveryCursors(table),
   deadLetters: new DynamoDeadLetterStore(table),
   counters: new DynamoCounterStore(table),
+  breaker: new DynamoEndpointBreakerStore(table),
   health: table,
   webhookKeys: new DynamoWebhookKeyStore(table, box),
   async storedText() {

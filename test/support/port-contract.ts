@@ -23,6 +23,7 @@ import type {
   CounterStore,
   DeadLetterStore,
   DeliveryCursorStore,
+  EndpointBreakerStore,
   PublisherStore,
   StoreHealth,
   SubscriptionStore,
@@ -43,6 +44,7 @@ export interface PortStores {
   readonly cursors: DeliveryCursorStore;
   readonly deadLetters: DeadLetterStore;
   readonly counters: CounterStore;
+  readonly breaker: EndpointBreakerStore;
   readonly health: StoreHealth;
   readonly webhookKeys: WebhookKeyStore;
   /** Everything the store holds at rest, as text: where a plaintext secret must never be found. */
@@ -159,6 +161,30 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
     let stores: PortStores;
     beforeEach(async () => {
       stores = await makeStores();
+    });
+
+    describe("an endpoint's breaker", () => {
+      it('notes when failures began once, suspends once, keeps the failure while suspended, and resumes', async () => {
+        const { node } = freshNode();
+        const owner = `owner-${randomUUID().slice(0, 8)}`;
+        const s = subscriptionTo(node, owner);
+        expect(await stores.plainSubscriptions.createSubscription(s)).toBe(true);
+        const read = () => stores.plainSubscriptions.getSubscription(s.id, owner);
+        await stores.breaker.recordEndpointFailure(s.id, 1000);
+        await stores.breaker.recordEndpointFailure(s.id, 2000);
+        expect((await read())?.endpointFailingSince).toBe(1000);
+        await stores.breaker.clearEndpointFailure(s.id);
+        expect((await read())?.endpointFailingSince).toBeUndefined();
+        await stores.breaker.recordEndpointFailure(s.id, 3000);
+        expect(await stores.breaker.suspendEndpoint(s.id, 4000)).toBe(true);
+        expect(await stores.breaker.suspendEndpoint(s.id, 5000)).toBe(false);
+        await stores.breaker.clearEndpointFailure(s.id);
+        expect(await read()).toMatchObject({ endpointFailingSince: 3000, endpointSuspendedAt: 4000 });
+        await stores.breaker.resumeEndpoint(s.id);
+        const resumed = await read();
+        expect(resumed?.endpointFailingSince).toBeUndefined();
+        expect(resumed?.endpointSuspendedAt).toBeUndefined();
+      });
     });
 
     describe('publishers', () => {

@@ -473,6 +473,7 @@ describe('the limits (docs/security.md)', () => {
       publishersPerProducer: 100,
       publisherEventRate: 5,
       publisherEventBurst: 20,
+      endpointSuspendAfterSeconds: 86_400,
     });
     expect(loadLimitsConfig({ PUBLISHER_EVENT_RATE: '0.2' }).publisherEventRate).toBe(0.2);
   });

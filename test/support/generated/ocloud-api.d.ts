@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * Deliver the subscription's dead letters again
-         * @description Puts up to 100 of the oldest dead letters back for delivery, each with a new retry window, and removes them from the list; `More` says whether to call again. A consumer never receives an older event for an address after a newer one: of several letters for one address only the newest is sent, and not even that one when the consumer has received it or a newer event since. The others are reported in `Dropped`.
+         * @description Puts up to 100 of the oldest dead letters back for delivery, each with a new retry window, and removes them from the list; `More` says whether to call again. A consumer never receives an older event for an address after a newer one: of several letters for one address only the newest is sent, and not even that one when the consumer has received it or a newer event since. The others are reported in `Dropped`. A subscription whose endpoint is suspended (the breaker) is resumed first: its notifications are attempted again.
          */
         post: operations["redriveDeadLetters"];
         delete?: never;
@@ -385,6 +385,12 @@ export interface components {
                 Reason: string;
                 /** @description Attempts of that notification so far. */
                 Attempts: number;
+            };
+            /** @description The subscription's endpoint is suspended (docs/delivery.md: the breaker): every attempt failed for the suspension time, so notifications go straight to its dead letters. `POST /subscriptions/{subscriptionId}/dead-letters/redrive` resumes it. */
+            EndpointSuspended?: {
+                /** Format: date-time */
+                Since: string;
+                Reason: string;
             };
         };
         DeadLetter: {
