@@ -43,7 +43,9 @@ export async function startOffline({
   env = {},
   stage = 'local',
   quiet = false,
-  timeoutMs = 60_000,
+  // Offline bundles every function before it answers: on a loaded 2-core machine, with Node 24,
+  // a start has taken over 60 s.
+  timeoutMs = 120_000,
   localQueue = true,
   queuePath,
   onDeadLetter,
