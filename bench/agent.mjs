@@ -11,7 +11,12 @@
  * agent seeing it (the event's time) to the node's consumer and to the region's, side by side.
  * Budgets: the node's path p99 ≤ 50 ms and ≤ 0.25 × the region's p99 in the same run; the serving
  * agent's resident memory, with 100 subscriptions on its node, ≤ 1.5 × an agent's that follows
- * the same ptp4l without serving. The agents are the package as a node installs it.
+ * the same ptp4l without serving, both settled (the median of five samples a second apart, once
+ * ten seconds have passed without a change: a single sample right after a burst measures where
+ * V8's collector happened to be), their peaks (VmHWM) printed beside. Where synce4l builds
+ * (test/agent/daemons/synce-lab.ts), a follower synce4l's EEC set FREERUN and LOCKED, and its
+ * source's QL changed (SET_QL, to the follower over real ESMC): SyncE's own end-to-end p99 ≤ 1 s
+ * and agent's share p99 ≤ 100 ms. The agents are the package as a node installs it.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -31,6 +36,7 @@ import {
   startUdpGpsd,
   until,
 } from '../scripts/agent-lab';
+import { buildSynce4l, EEC, startSyncePair } from '../test/agent/daemons/synce-lab';
 import { print, quantile, runMain, stateEvent, verdict } from './common.mjs';
 
 const TRANSITIONS = Number(process.env.TRANSITIONS || 24);
@@ -50,6 +56,7 @@ async function main() {
   const gmNode = `/${cluster}/site-1/gm`;
   const gnssNode = `/${cluster}/site-1/gnss`;
   const ntpNode = `/${cluster}/site-1/ntp`;
+  const synceNode = `/${cluster}/site-1/t-bc`;
   /** @type {Array<{ stop: () => Promise<unknown> }>} */
   const cleanup = [];
 
@@ -95,6 +102,16 @@ async function main() {
     const gnssAgent = agentFor(gnssNode, { gpsd: `127.0.0.1:${gpsdPort}` });
     const ntpAgent = agentFor(ntpNode, { chronyd: chrony.socket, args: ['--os-clock-holdover-s', '1'] });
     cleanup.push(gmAgent, gnssAgent, ntpAgent);
+    // SyncE where synce4l builds here: a source and a follower over real ESMC, the follower followed.
+    const synceBuilt = buildSynce4l(dir);
+    const synce = 'binary' in synceBuilt ? await startSyncePair(dir, synceBuilt.binary) : undefined;
+    if (synce) cleanup.push({ stop: synce.remove });
+    const synceAgent =
+      synce &&
+      agentFor(synceNode, {
+        args: ['--synce4l', synce.follower.log, '--synce4l-socket', synce.follower.socket],
+      });
+    if (synceAgent) cleanup.push(synceAgent);
     /** Subscribes `endpoint` to the grandmaster's node on its own API. @param {string} endpoint */
     const subscribeOnNode = async (endpoint) => {
       const answer = await until(
@@ -133,6 +150,10 @@ async function main() {
     await arrival(ntpOs, 'LOCKED', 0);
     nmea.mode = 3;
     await arrival(`${gnssNode}/sync/gnss-status/gnss-sync-status`, 'SYNCHRONIZED', 0);
+    const synceLock = `${synceNode}/synce1/sync/synce-status/lock-state`;
+    const synceQuality = `${synceNode}/synce1/sync/synce-status/clock-quality`;
+    // The follower locks once its port's QL has been received for recover_time (10 s).
+    if (synce) await arrival(synceLock, 'LOCKED', 0);
 
     // The plain loop: the same lock-state event straight to the service, POST → 202 and → consumer.
     const baselineEndToEnd = [];
@@ -204,6 +225,14 @@ async function main() {
       await arrival(ntpOs, 'FREERUN', Date.now() - 2000);
       const back = () => chronydSays(/Selected source/, chrony.startServer);
       await measure('NTP back (chronyd)', back, ntpAgent, ntpOs, 'LOCKED');
+      if (!synce || !synceAgent) continue;
+      const eec = (/** @type {(typeof EEC)[keyof typeof EEC]} */ state) => async () =>
+        synce.setFollowerEec(state);
+      await measure('SyncE EEC FREERUN', eec(EEC.FREERUN), synceAgent, synceLock, 'FREERUN');
+      await measure('SyncE EEC LOCKED', eec(EEC.LOCKED), synceAgent, synceLock, 'LOCKED');
+      const ql = (/** @type {number} */ value) => () => synce.setSourceQuality(value, 0xff);
+      await measure('SyncE source QL SSU-A', ql(0x4), synceAgent, synceQuality, '4');
+      await measure('SyncE source QL PRTC', ql(0x2), synceAgent, synceQuality, '2');
     }
 
     // 99 more subscriptions on the node, each its own endpoint, and a few transitions through them.
@@ -216,10 +245,27 @@ async function main() {
       await pair.setClockClass(clockClass);
       await arrival(gmLock, state, changedAt);
     }
-    /** @param {ReturnType<typeof startAgent>} agent */
-    const residentMiB = (agent) =>
-      Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${agent.process.pid}/status`, 'utf8'))?.[1]) / 1024;
-    const [servingMiB, plainMiB] = [residentMiB(gmAgent), residentMiB(plainAgent)];
+    /** A figure of the agent's /proc status in MiB. @param {ReturnType<typeof startAgent>} agent @param {'VmRSS' | 'VmHWM'} field */
+    const statusMiB = (agent, field) =>
+      Number(
+        new RegExp(`${field}:\\s+(\\d+) kB`).exec(
+          readFileSync(`/proc/${agent.process.pid}/status`, 'utf8'),
+        )?.[1],
+      ) / 1024;
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    /** @type {Array<[number, number]>} */
+    const rss = [];
+    for (let i = 0; i < 5; i++) {
+      rss.push([statusMiB(gmAgent, 'VmRSS'), statusMiB(plainAgent, 'VmRSS')]);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const median = (/** @type {number} */ i) =>
+      quantile(
+        rss.map((pair) => pair[i] ?? 0),
+        0.5,
+      );
+    const [servingMiB, plainMiB] = [median(0), median(1)];
+    const [servingPeak, plainPeak] = [statusMiB(gmAgent, 'VmHWM'), statusMiB(plainAgent, 'VmHWM')];
 
     /** p50 and p99 of `values`; with a budget, its verdict on the p99. @param {number[]} values @param {[string, number]} [budget] */
     const figures = (values, [figure, budget] = ['', Number.NaN]) => {
@@ -238,9 +284,16 @@ async function main() {
       print(`  ${kind.padEnd(24)} ×${of.length}  end to end p50 ${endToEnd}, agent p50 ${agent}`);
     }
     const os = samples.filter((s) => s.kind.startsWith('NTP'));
+    const synceSamples = samples.filter((s) => s.kind.startsWith('SyncE'));
+    const synceLines = synce
+      ? `  SyncE (synce4l's EEC and its source's QL → consumer 2xx) ${figures(part(synceSamples, 'endToEnd'), ['synce end-to-end p99 (ms)', 1000])}
+    its agent's share (seen → 202)  ${figures(part(synceSamples, 'agent'), ['synce agent share p99 (ms)', 100])}
+`
+      : `  SyncE: not measured (${'missing' in synceBuilt ? synceBuilt.missing : ''})
+`;
     print(`  OS clock (chronyd logs → consumer 2xx, holdover excluded) ${figures(part(os, 'endToEnd'), ['os-clock end-to-end p99 (ms)', 1000])}
     its agent's share (seen → 202)  ${figures(part(os, 'agent'))}
-  end to end (change → consumer 2xx)  ${figures(part(samples, 'endToEnd'), ['end-to-end p99 (ms)', 1000])}
+${synceLines}  end to end (change → consumer 2xx)  ${figures(part(samples, 'endToEnd'), ['end-to-end p99 (ms)', 1000])}
     baseline, plain POST → consumer    ${figures(baselineEndToEnd)}
   agent's share (seen → 202)          ${figures(part(samples, 'agent'), ['agent share p99 (ms)', 100])}
     baseline, plain POST → 202          ${figures(baselineAccept)}`);
@@ -259,7 +312,8 @@ async function main() {
   )}
   through the region (npm start)       ${figures(paths.map((p) => p.region))}
   node p99 / region p99                ${(nodeP99 / regionP99).toFixed(2)}   ${verdict(PART, 'node/region p99', nodeP99 / regionP99, 0.25)}
-  resident memory, serving 100 subscriptions ${servingMiB.toFixed(0)} MiB; following only ${plainMiB.toFixed(0)} MiB (the floor)
+  resident memory, settled: serving 100 subscriptions ${servingMiB.toFixed(0)} MiB; following only ${plainMiB.toFixed(0)} MiB (the floor)
+    peak (VmHWM): serving ${servingPeak.toFixed(0)} MiB; following only ${plainPeak.toFixed(0)} MiB
     ratio                              ${(servingMiB / plainMiB).toFixed(2)}   ${verdict(PART, 'memory serving/plain', servingMiB / plainMiB, 1.5)}`);
   } finally {
     for (const part of cleanup.reverse()) await part.stop().catch(() => undefined);
