@@ -15,11 +15,11 @@
  * ten seconds have passed without a change: a single sample right after a burst measures where
  * V8's collector happened to be), their peaks (VmHWM) printed beside. Where synce4l builds
  * (test/agent/daemons/synce-lab.ts), a follower synce4l's EEC set FREERUN and LOCKED, and its
- * source's QL changed (SET_QL, to the follower over real ESMC): SyncE's own end-to-end p99 ≤ 1 s
+ * source's QL changed (SET_QL; timed from its ESMC frame's arrival at the follower): SyncE's own end-to-end p99 ≤ 1 s
  * and agent's share p99 ≤ 100 ms. The agents are the package as a node installs it.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -200,6 +200,33 @@ async function main() {
       await act();
       return logged;
     };
+    /**
+     * When the follower synce4l logs `line` after `act` (its log read from where it was, every 5 ms).
+     * @param {RegExp} line @param {() => Promise<void>} act
+     */
+    const followerSays = async (line, act) => {
+      const log = synce?.follower.log ?? '';
+      const fd = openSync(log, 'r');
+      let at = statSync(log).size;
+      let since = '';
+      const chunk = Buffer.alloc(64 * 1024);
+      try {
+        await act();
+        return await until(
+          () => {
+            const read = readSync(fd, chunk, 0, chunk.length, at);
+            at += read;
+            since += chunk.subarray(0, read).toString('utf8');
+            return line.test(since) ? Date.now() : undefined;
+          },
+          `the follower synce4l to log ${line}`,
+          10_000,
+          5,
+        );
+      } finally {
+        closeSync(fd);
+      }
+    };
     while (samples.length < TRANSITIONS) {
       for (const [clockClass, state] of /** @type {const} */ ([
         [7, 'HOLDOVER'],
@@ -230,7 +257,12 @@ async function main() {
         synce.setFollowerEec(state);
       await measure('SyncE EEC FREERUN', eec(EEC.FREERUN), synceAgent, synceLock, 'FREERUN');
       await measure('SyncE EEC LOCKED', eec(EEC.LOCKED), synceAgent, synceLock, 'LOCKED');
-      const ql = (/** @type {number} */ value) => () => synce.setSourceQuality(value, 0xff);
+      // A QL travels in the source's next ESMC frame (synce4l sends one per tx_heartbeat, 1 s, and
+      // none on a change): timed from the frame's arrival, the follower logging it, as chronyd's.
+      const ql = (/** @type {number} */ value) => () =>
+        followerSays(new RegExp(`QL=0x${value.toString(16)} found on`), () =>
+          synce.setSourceQuality(value, 0xff),
+        );
       await measure('SyncE source QL SSU-A', ql(0x4), synceAgent, synceQuality, '4');
       await measure('SyncE source QL PRTC', ql(0x2), synceAgent, synceQuality, '2');
     }
