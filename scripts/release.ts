@@ -61,6 +61,39 @@ function storedTemplate(packageDir: string): string {
   return `${JSON.stringify(template, null, 2)}\n`;
 }
 
+/**
+ * A release's fixtures in `into` (relative to the checkout): the template `serverless package
+ * --stage prod` makes of it, and the items its handlers write (test/upgrade/write-release-items.ts).
+ */
+export function storeFixtures(into: string): void {
+  const packageDir = mkdtempSync(join(tmpdir(), 'ocloud-release-'));
+  try {
+    mkdirSync(join(PROJECT_DIR, into), { recursive: true });
+    // Quiet unless they fail: then what they printed on stderr says why.
+    const quiet = {
+      cwd: PROJECT_DIR,
+      stdio: ['ignore', 'ignore', 'inherit'] as ['ignore', 'ignore', 'inherit'],
+    };
+    execFileSync(
+      'node_modules/.bin/serverless',
+      ['package', '--stage', 'prod', '--package', packageDir],
+      quiet,
+    );
+    writeFileSync(join(PROJECT_DIR, into, 'template.json'), storedTemplate(packageDir));
+    execFileSync('node_modules/.bin/vitest', ['run', '--config', 'vitest.release.config.mts'], {
+      ...quiet,
+      // A data key of the fixtures' own (items.json keeps it), never the checkout's .data/ one.
+      env: {
+        ...process.env,
+        RELEASE_FIXTURE_DIR: join(PROJECT_DIR, into),
+        SIGNING_KEY_FILE: join(packageDir, 'key'),
+      },
+    });
+  } finally {
+    rmSync(packageDir, { recursive: true, force: true });
+  }
+}
+
 function release(version: string): void {
   const git = (...args: string[]) => execFileSync('git', args, { cwd: PROJECT_DIR, encoding: 'utf8' });
   const read = (path: string) => readFileSync(join(PROJECT_DIR, path), 'utf8');
@@ -74,7 +107,6 @@ function release(version: string): void {
   console.log(`release ${version}: the tests`);
   execSync(process.env.RELEASE_TEST_COMMAND || 'npm test', { cwd: PROJECT_DIR, stdio: 'inherit' });
   const fixtures = join('test', 'upgrade', 'releases', version);
-  const packageDir = mkdtempSync(join(tmpdir(), 'ocloud-release-'));
   try {
     execFileSync('npm', ['version', version, '--no-git-tag-version'], { cwd: PROJECT_DIR, stdio: 'ignore' });
     const versioned = (path: string, pattern: RegExp, replacement: string) => {
@@ -91,19 +123,7 @@ function release(version: string): void {
     writeFileSync(join(PROJECT_DIR, 'CHANGELOG.md'), changelog);
 
     console.log(`release ${version}: its fixtures in ${fixtures}`);
-    mkdirSync(join(PROJECT_DIR, fixtures), { recursive: true });
-    const quiet = { cwd: PROJECT_DIR, stdio: 'ignore' as const, env: { ...process.env } };
-    execFileSync(
-      'node_modules/.bin/serverless',
-      ['package', '--stage', 'prod', '--package', packageDir],
-      quiet,
-    );
-    writeFileSync(join(PROJECT_DIR, fixtures, 'template.json'), storedTemplate(packageDir));
-    execFileSync('node_modules/.bin/vitest', ['run', '--config', 'vitest.release.config.mts'], {
-      ...quiet,
-      env: { ...process.env, RELEASE_FIXTURE_DIR: join(PROJECT_DIR, fixtures) },
-    });
-    readFileSync(join(PROJECT_DIR, fixtures, 'items.json'));
+    storeFixtures(fixtures);
 
     git('add', '--all');
     git('commit', '--quiet', '-m', `release ${version}`);
@@ -113,8 +133,6 @@ function release(version: string): void {
     git('reset', '--quiet', '--hard', 'HEAD');
     rmSync(join(PROJECT_DIR, fixtures), { recursive: true, force: true });
     throw error;
-  } finally {
-    rmSync(packageDir, { recursive: true, force: true });
   }
   console.log(`released ${version}: commit and tag v${version} (push both: git push --follow-tags)`);
 }
