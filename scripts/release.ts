@@ -46,7 +46,7 @@ export function changelogForRelease(changelog: string, version: string, date: st
   const notes = match[1]?.trim() ?? '';
   if (!notes) throw new Error("CHANGELOG.md's Unreleased section is empty: say what this release changes");
   const released = `## [Unreleased]\n\n## [${version}] - ${date}\n\n${notes}\n\n`;
-  return changelog.replace(match[0], released);
+  return changelog.replace(match[0], released).replace(/\n+$/, '\n');
 }
 
 /** The packaged template without what changes at every packaging (code locations and hashes). */
