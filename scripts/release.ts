@@ -1,5 +1,5 @@
 /**
- * `npm run release -- <version>` (docs/deploy.md: Releases): on a clean working tree, with the
+ * `npm run release -- <version>` (docs/deploy.md: Releases and upgrades): on a clean working tree, with the
  * tests passing, sets the service's and the agent's version (package.json and its lock, the
  * OpenAPI document, the DaemonSet's image), moves CHANGELOG.md's Unreleased section under the
  * version, stores the release's fixtures (its packaged template and the items its handlers write:
@@ -100,6 +100,7 @@ function release(version: string): void {
   const current = JSON.parse(read('package.json')).version as string;
   if (!SEMVER.test(version)) throw new Error(`${version} is not a semantic version (e.g. 1.4.0)`);
   if (compareVersions(version, current) <= 0) throw new Error(`${version} is not above ${current}`);
+  if (git('tag', '--list', `v${version}`)) throw new Error(`the tag v${version} exists already`);
   const dirty = git('status', '--porcelain');
   if (dirty) throw new Error(`the working tree is not clean:\n${dirty}`);
   const changelog = changelogForRelease(read('CHANGELOG.md'), version, new Date().toISOString().slice(0, 10));

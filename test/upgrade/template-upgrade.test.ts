@@ -12,8 +12,8 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isDeepStrictEqual, promisify } from 'node:util';
+import { loadAwsServiceSpec } from '@aws-cdk/aws-service-spec';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadAwsServiceSpec } from '/tmp/spec/node_modules/@aws-cdk/aws-service-spec/lib/index.js';
 import { PROJECT_DIR } from '../../scripts/processes';
 import { latestRelease } from './releases';
 
