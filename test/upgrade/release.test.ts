@@ -1,13 +1,13 @@
 /**
- * `npm run release` (scripts/release.ts) on a clone of this checkout's HEAD, as a maintainer runs
+ * `npm run release` (scripts/release.ts) on a copy of this checkout's HEAD, as a maintainer runs
  * it: what it refuses (a version not above the current one, a dirty tree, failing tests) leaves
  * the clone as it was; a release sets every version, moves the changelog's notes, stores the
  * fixtures, commits and tags. The suite that must pass before a release is this very suite, so the
  * clone runs RELEASE_TEST_COMMAND in its place: `true`, and `exit 3` to show a failure refuses.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { appendFile, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { appendFile, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -49,9 +49,13 @@ const next = `${major}.${Number(minor) + 1}.0`;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ocloud-release-test-'));
   clone = join(dir, 'repo');
-  await run('git', ['clone', '--quiet', PROJECT_DIR, clone]);
+  // HEAD's commit alone, whatever the checkout is on (a branch, or CI's detached HEAD): no tags.
+  await run('git', ['init', '--quiet', clone]);
+  await git('fetch', '--quiet', '--no-tags', PROJECT_DIR, 'HEAD');
+  await git('checkout', '--quiet', 'FETCH_HEAD');
   await symlink(realpathSync(join(PROJECT_DIR, 'node_modules')), join(clone, 'node_modules'));
   // A symlink is not matched by .gitignore's `node_modules/`: the clone's tree must stay clean.
+  await mkdir(join(clone, '.git', 'info'), { recursive: true });
   await appendFile(join(clone, '.git', 'info', 'exclude'), 'node_modules\n');
   await git('config', 'user.name', 'Release Test');
   await git('config', 'user.email', 'release-test@example.com');
@@ -117,6 +121,5 @@ describe('npm run release', () => {
     expect(template.Resources.NotificationsTable.Type).toBe('AWS::DynamoDB::Table');
     const items = JSON.parse(read(join(fixtures, 'items.json')));
     expect(items.version).toBe(next);
-    expect(existsSync(join(clone, '.esbuild', 'agent-package'))).toBe(false);
   });
 });
