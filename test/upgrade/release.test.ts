@@ -121,5 +121,5 @@ describe('npm run release', () => {
     expect(template.Resources.NotificationsTable.Type).toBe('AWS::DynamoDB::Table');
     const items = JSON.parse(read(join(fixtures, 'items.json')));
     expect(items.version).toBe(next);
-  });
+  }, 400_000);
 });
