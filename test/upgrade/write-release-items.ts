@@ -30,7 +30,7 @@ import type { ReleaseItems } from './releases';
 
 const into = process.env.RELEASE_FIXTURE_DIR;
 
-it.runIf(into)('writes one item of each kind through this release's handlers', async () => {
+it.runIf(into)("writes one item of each kind through this release's handlers", async () => {
   const node = '/release-cluster/site-1/node-1';
   // Two consumers on ports the reading test listens on again: one takes every notification, the
   // other refuses them for good (400), so its notification is dead-lettered at once.
