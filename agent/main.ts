@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { readSettingsFrom } from '../lib/config';
 import { normaliseResourceAddress } from '../lib/domain/resource-address';
 import { BASE_PATH as API_PATH } from '../lib/http/base-path';
+import { version } from '../package.json';
 import { ChronydWatcher } from './chronyd';
 import { RESOURCES, type Resource, resourceAddress } from './events';
 import { GpsdWatcher } from './gpsd';
@@ -49,7 +50,9 @@ const USAGE = `usage: ocloud-node-agent --service <url> --node </cluster/site/no
   --token-file  AGENT_TOKEN_FILE  the bearer token's file, with --auth jwt
   --state-dir   STATE_DIRECTORY   where unsent events are kept (default .data/agent)
   --outbox-max  OUTBOX_MAX        at most this many unsent events on disk (default 1000)
-  LOG_LEVEL=debug                 also logs each event the service accepted, and each retry`;
+  LOG_LEVEL=debug                 also logs each event the service accepted, and each retry
+  --version                       prints the agent's release`;
+const VERSION = `ocloud-node-agent ${version}`;
 
 interface Settings {
   readonly service: string;
@@ -92,9 +95,11 @@ function settings(argv: string[], env: NodeJS.ProcessEnv): Settings {
       'outbox-max': { type: 'string' },
       serve: { type: 'string' },
       help: { type: 'boolean' },
+      version: { type: 'boolean' },
     },
   });
   if (values.help) throw new SettingsError(USAGE);
+  if (values.version) throw new SettingsError(VERSION);
   const service = values.service ?? env.SERVICE_URL;
   if (!service || !/^https?:\/\//.test(service))
     throw new SettingsError('--service (SERVICE_URL) must be an http(s) URL');
@@ -238,8 +243,9 @@ async function main(): Promise<void> {
     config = settings(process.argv.slice(2), process.env);
   } catch (error) {
     if (!(error instanceof SettingsError)) throw error;
-    console.error(error.message);
-    process.exit(error.message === USAGE ? 0 : 2);
+    if (error.message === VERSION) console.log(VERSION);
+    else console.error(error.message);
+    process.exit(error.message === USAGE || error.message === VERSION ? 0 : 2);
   }
   const log = (line: string) => console.log(line);
   // One outbox per node and service, so two agents on one machine never share a file.

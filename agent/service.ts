@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { type Backoff, backoffMs } from '../lib/backoff';
 import { BASE_PATH as API_PATH } from '../lib/http/base-path';
+import { version } from '../package.json';
 import type { Outbox, QueuedEvent } from './outbox';
 import { Pause } from './pause';
 import { requestSigner } from './sign-request';
@@ -25,6 +26,8 @@ export interface Answer {
 }
 
 const REQUEST_TIMEOUT_MS = 5000;
+/** Every request names the agent's release, so the region's access logs show which agents a fleet runs. */
+export const AGENT_USER_AGENT = `ocloud-node-agent/${version}`;
 /**
  * Between rounds while the service cannot take events: 200 ms doubling to at most 5 s, with equal
  * jitter (lib/backoff.ts). Equal rather than full: an agent never comes back faster than half its
@@ -102,7 +105,10 @@ export class ServiceClient {
   }
 
   private async headers(method: string, url: URL, body: string | undefined): Promise<Record<string, string>> {
-    const headers: Record<string, string> = body === undefined ? {} : { 'content-type': 'application/json' };
+    const headers: Record<string, string> = {
+      'user-agent': AGENT_USER_AGENT,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    };
     if (this.auth.kind === 'jwt') {
       return { ...headers, authorization: `Bearer ${readFileSync(this.auth.tokenFile, 'utf8').trim()}` };
     }

@@ -4,7 +4,7 @@
  * whether the region takes its events, the outbox's depth and the node's delivery queues.
  */
 
-import { json, text } from '../../lib/http/responses';
+import { json, SERVICE_VERSION_HEADER, text } from '../../lib/http/responses';
 import { httpRoute } from '../../lib/http/route';
 import { storeHealth } from '../../lib/services';
 import { version } from '../../package.json';
@@ -22,7 +22,8 @@ export function nodeHealth(
 ) {
   return httpRoute(async (event) => {
     await storeHealth().ping();
-    if (!/application\/json/.test(event.headers?.accept ?? '')) return text(200, 'OK');
-    return json(200, { status: 'OK', node, version, ...status(), queues: queues() });
+    const release = { [SERVICE_VERSION_HEADER]: version };
+    if (!/application\/json/.test(event.headers?.accept ?? '')) return text(200, 'OK', release);
+    return json(200, { status: 'OK', node, version, ...status(), queues: queues() }, release);
   });
 }

@@ -2,8 +2,10 @@
  * The agent's requests as a server sees them: a bearer token in `jwt` mode and a SigV4 signature
  * from the standard credential chain (here its environment credentials) in `iam` mode. A plain
  * HTTP server on 127.0.0.1 stands in for the service: only the headers are checked here; the
- * real-daemon tests (test/agent/daemons) run the agent against `npm start`.
+ * real-daemon tests (test/agent/daemons) run the agent against `npm start`. It names its release
+ * in each request's User-Agent and in `--version`.
  */
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -15,6 +17,8 @@ import { HttpRequest } from '@smithy/core/protocols';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../agent/service';
+import { version } from '../../package.json';
+import { PROJECT_DIR } from '../../scripts/processes';
 
 interface Seen {
   method: string;
@@ -50,6 +54,27 @@ afterAll(() => {
 
 afterEach(() => {
   seen.length = 0;
+});
+
+describe('the agent names its release', () => {
+  it('in the User-Agent of every request to the region', async () => {
+    const client = new ServiceClient(base, { kind: 'none' });
+    await client.request('POST', '/publishers', { ResourceAddress: '/c/s/n/sync' });
+    await client.request('GET', '/publishers');
+    expect(seen.map((request) => request.headers['user-agent'])).toEqual([
+      `ocloud-node-agent/${version}`,
+      `ocloud-node-agent/${version}`,
+    ]);
+  });
+
+  it('in --version', () => {
+    const answer = spawnSync(process.execPath, ['--import', 'tsx', 'agent/main.ts', '--version'], {
+      cwd: PROJECT_DIR,
+      encoding: 'utf8',
+    });
+    expect(answer.status, answer.stderr).toBe(0);
+    expect(answer.stdout).toBe(`ocloud-node-agent ${version}\n`);
+  });
 });
 
 describe('the agent authenticates as its stage requires', () => {

@@ -89,11 +89,12 @@ export function contractSuite(host: ContractHost): void {
         expect(reply.body.detail).not.toMatch(/CurrentState/);
       });
 
-      it('GET /health is the health route: 200 text/plain OK', async () => {
+      it('GET /health is the health route: 200 text/plain OK, the release in X-Service-Version', async () => {
         const reply = await call('GET', '/health');
         expect(reply.status).toBe(200);
         expect(reply.headers.get('content-type') ?? '').toMatch(/^text\/plain/);
         expect(reply.raw).toBe('OK');
+        expect(reply.headers.get('x-service-version')).toBe(packageVersion);
       });
 
       it('GET /subscriptions is the list route: 200 with a JSON array', async () => {

@@ -1,6 +1,7 @@
 /**
  * The request-outcome line: every request that fails carries its status (the problem document is
- * made before the line is written), and every line carries Powertools' Lambda context keys.
+ * made before the line is written), and every line carries Powertools' Lambda context keys and the
+ * release's version.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
@@ -8,6 +9,7 @@ vi.hoisted(() => {
   process.env.LOG_LEVEL = 'debug'; // before lib/logger.ts reads it
 });
 
+import { version } from '../../package.json';
 import { api, expectProblem } from './api';
 
 type LogLine = { level: string; message: string; status?: number; route?: string } & Record<string, unknown>;
@@ -40,6 +42,8 @@ describe('the request-outcome log line', () => {
         route: 'GET /api/ocloudNotifications/v2/subscriptions/{subscriptionId}',
         function_request_id: expect.any(String),
         cold_start: expect.any(Boolean),
+        // The release that wrote it (package.json's version), on every line of every function.
+        serviceVersion: version,
       }),
     ]);
   });

@@ -16,9 +16,10 @@ export type Reply = { status: number; headers?: Record<string, string>; delayMs?
 
 /**
  * A real consumer endpoint on 127.0.0.1: records every notification and answers with the next
- * scripted reply (the last one repeats; 204 by default).
+ * scripted reply (the last one repeats; 204 by default). On `port` when given (a stored release's
+ * endpoint, test/upgrade), else on any free one.
  */
-export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
+export async function startConsumer(replies: Reply[] = [{ status: 204 }], port = 0) {
   const received: ReceivedNotification[] = [];
   const script = [...replies];
   const server = http.createServer((req, res) => {
@@ -44,11 +45,11 @@ export async function startConsumer(replies: Reply[] = [{ status: 204 }]) {
       setTimeout(() => res.writeHead(reply.status, reply.headers).end(), reply.delayMs ?? 0);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}/events`,
-    port,
+    url: `http://127.0.0.1:${bound}/events`,
+    port: bound,
     received,
     /** Resolves when at least `count` notifications have arrived, or rejects after `timeoutMs`. */
     async waitFor(count: number, timeoutMs = 10_000): Promise<ReceivedNotification[]> {

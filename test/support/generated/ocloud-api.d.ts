@@ -1184,9 +1184,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Healthy. The regional service answers `OK`; a node agent (`ocloud-node-agent --serve`) answers `OK` too, or, asked for `application/json`, what it follows and whether the region takes its events. */
+            /** @description Healthy. The regional service answers `OK`; a node agent (`ocloud-node-agent --serve`) answers `OK` too, or, asked for `application/json`, what it follows and whether the region takes its events. Both name their release in `X-Service-Version`. */
             200: {
                 headers: {
+                    /** @description The release answering: the service's (or the node agent's) semantic version, as CHANGELOG.md lists it. */
+                    "X-Service-Version": string;
                     [name: string]: unknown;
                 };
                 content: {
