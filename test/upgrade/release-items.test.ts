@@ -17,6 +17,7 @@ import { testTable } from '../support/env';
 import { lockStateEvent } from '../support/fixtures';
 import { httpApiEvent, invoke } from '../support/http-event';
 import { waitForQueueIdle } from '../support/queue-idle';
+import type { StoredSubscription } from './releases';
 
 // The release sealed its secrets under its own data key: the handlers must open them with it, so
 // it is this file's key before any of them loads (restored after, for the worker's next file).
@@ -34,19 +35,34 @@ const { release, fixture, savedKeyFile } = await vi.hoisted(async () => {
   return { release, fixture, savedKeyFile };
 });
 
-const portOf = (uri: string) => Number(new URL(uri).port);
 let delivered: Consumer;
 let deadLettered: Consumer;
+/** The release's two subscriptions, their endpoints moved to this run's consumers. */
+let subscriptions: { delivered: StoredSubscription; deadLettered: StoredSubscription };
 
 beforeAll(async () => {
+  // The consumers are back, the one that refused now taking notifications, on ports of this run:
+  // the release's (ephemeral then) may be taken here, so its items are moved to these.
+  delivered = await startConsumer([{ status: 204 }]);
+  deadLettered = await startConsumer([{ status: 204 }]);
+  let items = JSON.stringify(fixture.items);
+  const moved = (stored: StoredSubscription, consumer: Consumer): StoredSubscription => {
+    const endpointUri = new URL(stored.endpointUri);
+    const origin = endpointUri.origin;
+    endpointUri.port = new URL(consumer.url).port;
+    items = items.replaceAll(origin, endpointUri.origin);
+    return { ...stored, endpointUri: endpointUri.toString() };
+  };
+  subscriptions = {
+    delivered: moved(fixture.delivered, delivered),
+    deadLettered: moved(fixture.deadLettered, deadLettered),
+  };
   const client = new DynamoDBClient({ endpoint: testTable.endpoint });
-  for (let i = 0; i < fixture.items.length; i += 25) {
-    const batch = fixture.items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
+  const rows: typeof fixture.items = JSON.parse(items);
+  for (let i = 0; i < rows.length; i += 25) {
+    const batch = rows.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
     await client.send(new BatchWriteItemCommand({ RequestItems: { [testTable.tableName]: batch } }));
   }
-  // The consumers are back where they were; the one that refused now takes notifications.
-  delivered = await startConsumer([{ status: 204 }], portOf(fixture.delivered.endpointUri));
-  deadLettered = await startConsumer([{ status: 204 }], portOf(fixture.deadLettered.endpointUri));
 });
 
 afterAll(async () => {
@@ -72,7 +88,7 @@ describe(`the items release ${release.version} wrote, served by today's handlers
       await api.listSubscriptions(),
       200,
     );
-    const stored = [fixture.delivered, fixture.deadLettered];
+    const stored = [subscriptions.delivered, subscriptions.deadLettered];
     expect(listed.map((s) => [s.SubscriptionId, s.EndpointUri]).sort()).toEqual(
       stored.map((s) => [s.subscriptionId, s.endpointUri]).sort(),
     );
@@ -98,13 +114,13 @@ describe(`the items release ${release.version} wrote, served by today's handlers
 
   it('says what was delivered to whom, and what was given up on', async () => {
     const deliveries = expectJson<{ ResourceAddress: string; Delivered?: { EventId?: string } }[]>(
-      await api.listDeliveries(fixture.delivered.subscriptionId),
+      await api.listDeliveries(subscriptions.delivered.subscriptionId),
       200,
     );
     expect(deliveries).toHaveLength(1);
     expect(JSON.stringify(deliveries[0])).toContain(fixture.event.id);
     const letters = expectJson<unknown[]>(
-      await api.listDeadLetters(fixture.deadLettered.subscriptionId),
+      await api.listDeadLetters(subscriptions.deadLettered.subscriptionId),
       200,
     );
     expect(letters).toHaveLength(1);
@@ -112,15 +128,15 @@ describe(`the items release ${release.version} wrote, served by today's handlers
   });
 
   it('redrives the dead letter to its consumer, signed with the secret it subscribed with', async () => {
-    const redriven = await api.redriveDeadLetters(fixture.deadLettered.subscriptionId);
+    const redriven = await api.redriveDeadLetters(subscriptions.deadLettered.subscriptionId);
     expect(redriven.status, redriven.rawBody).toBeLessThan(300);
     const [notification] = await deadLettered.waitFor(1);
-    expect(verified(notification, fixture.deadLettered.signingSecret)).toMatchObject({
+    expect(verified(notification, subscriptions.deadLettered.signingSecret)).toMatchObject({
       id: fixture.event.id,
     });
-    await waitForQueueIdle({ concerning: fixture.deadLettered.subscriptionId });
+    await waitForQueueIdle({ concerning: subscriptions.deadLettered.subscriptionId });
     expect(
-      expectJson<unknown[]>(await api.listDeadLetters(fixture.deadLettered.subscriptionId), 200),
+      expectJson<unknown[]>(await api.listDeadLetters(subscriptions.deadLettered.subscriptionId), 200),
     ).toEqual([]);
   });
 
@@ -129,8 +145,8 @@ describe(`the items release ${release.version} wrote, served by today's handlers
     await publishAccepted(fixture.publisherId, event);
     const [received] = (await delivered.waitFor(1)).filter((n) => JSON.stringify(n.body).includes(event.id));
     await vi.waitFor(() => expect(deadLettered.received).toHaveLength(2));
-    expect(verified(received, fixture.delivered.signingSecret)).toMatchObject({ id: event.id });
-    expect(verified(deadLettered.received[1], fixture.deadLettered.signingSecret)).toMatchObject({
+    expect(verified(received, subscriptions.delivered.signingSecret)).toMatchObject({ id: event.id });
+    expect(verified(deadLettered.received[1], subscriptions.deadLettered.signingSecret)).toMatchObject({
       id: event.id,
     });
     // The v1a signature verifies with a key GET /signing-keys lists, as a consumer checks it.
