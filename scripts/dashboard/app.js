@@ -50,7 +50,7 @@ function drawWidget(widget, now) {
           })),
         ],
         legend: { show: false }, // the headlines above name the lines, in their colours
-        axes: [{ space: 70, values: '{HH}:{mm}' }, { size: 50 }],
+        axes: [{ space: 70, values: '{HH}:{mm}' }, { size: 64 }], // room for 30,000 (ms)
       },
       [[], ...widget.series.map(() => [])],
       plotArea,
@@ -191,6 +191,28 @@ function addressList(entries, under) {
   );
 }
 
+/** The <details> of a subscription's full list: built when opened, and kept open across refreshes. */
+function expander(id, entries, under) {
+  const details = element(
+    'details',
+    {},
+    element('summary', {}, `All ${count(entries.length)} addresses, failing first`),
+  );
+  const fill = () => {
+    if (details.open && !details.querySelector('.address-list')) details.append(addressList(entries, under));
+  };
+  details.addEventListener('toggle', () => {
+    if (details.open) openLists.add(id);
+    else openLists.delete(id);
+    fill();
+  });
+  if (openLists.has(id)) {
+    details.open = true;
+    fill();
+  }
+  return details;
+}
+
 /**
  * A subscription as two rows of its own <tbody>: a summary of the addresses it covers (how many,
  * the newest delivery, the failing ones first) and, one click away, all of them. The summary stays
@@ -211,24 +233,6 @@ async function subscriptionBody(subscription) {
     .reduce((a, b) => (!a || b.LastDelivered.DeliveredAt > a.LastDelivered.DeliveredAt ? b : a), undefined);
   const suspended = deliveries.find((d) => d.EndpointSuspended)?.EndpointSuspended;
   const lines = (items) => items.flatMap((item, i) => (i === 0 ? [item] : [element('br'), item]));
-
-  const details = element(
-    'details',
-    {},
-    element('summary', {}, `All ${count(entries.length)} addresses, failing first`),
-  );
-  const fill = () => {
-    if (details.open && !details.querySelector('.address-list')) details.append(addressList(entries, under));
-  };
-  details.addEventListener('toggle', () => {
-    if (details.open) openLists.add(id);
-    else openLists.delete(id);
-    fill();
-  });
-  if (openLists.has(id)) {
-    details.open = true;
-    fill();
-  }
   return element(
     'tbody',
     { 'data-subscription': id },
@@ -281,7 +285,16 @@ async function subscriptionBody(subscription) {
         `${count(letters.length)}${moreLetters ? '+' : ''}`,
       ),
     ),
-    element('tr', { class: 'addresses' }, element('td', { colspan: COLUMNS }, details)),
+    // One address: the row has said all there is.
+    ...(entries.length > 1
+      ? [
+          element(
+            'tr',
+            { class: 'addresses' },
+            element('td', { colspan: COLUMNS }, expander(id, entries, under)),
+          ),
+        ]
+      : []),
   );
 }
 
