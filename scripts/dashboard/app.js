@@ -106,7 +106,7 @@ const FAILING_SHOWN = 5;
 /** Subscriptions whose full list of addresses is open: kept open across refreshes. */
 const openLists = new Set();
 
-/** A page of one of the API's lists, and the next page's URL on this origin if more follow. */
+/** A page of one of the API's lists, and the query of the next page if more follow (read on this origin). */
 async function listPage(path, query) {
   const response = await fetch(`${API}${path}${query}`, { cache: 'no-store' });
   if (!response.ok) throw new Error(`${path} answered ${response.status}`);
