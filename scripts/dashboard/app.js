@@ -103,8 +103,6 @@ const count = (n) => n.toLocaleString();
 const PAGE = 1000;
 /** Failing addresses a subscription's row names before "and N more"; all are in its full list. */
 const FAILING_SHOWN = 5;
-/** Subscriptions whose full list of addresses is open: kept open across refreshes. */
-const openLists = new Set();
 
 /** A page of one of the API's lists, and the query of the next page if more follow (read on this origin). */
 async function listPage(path, query) {
@@ -191,8 +189,8 @@ function addressList(entries, under) {
   );
 }
 
-/** The <details> of a subscription's full list: built when opened, and kept open across refreshes. */
-function expander(id, entries, under) {
+/** The <details> of a subscription's full list, built when opened (or `open` already). */
+function expander(entries, under, open) {
   const details = element(
     'details',
     {},
@@ -201,16 +199,20 @@ function expander(id, entries, under) {
   const fill = () => {
     if (details.open && !details.querySelector('.address-list')) details.append(addressList(entries, under));
   };
-  details.addEventListener('toggle', () => {
-    if (details.open) openLists.add(id);
-    else openLists.delete(id);
-    fill();
-  });
-  if (openLists.has(id)) {
-    details.open = true;
-    fill();
-  }
+  details.addEventListener('toggle', fill);
+  details.open = open;
+  fill();
   return details;
+}
+
+/** What a subscription's row shows: every address's status, and its first 1,000 dead letters. */
+async function subscriptionData(subscription) {
+  const id = subscription.SubscriptionId;
+  const [deliveries, { items: letters, next: moreLetters }] = await Promise.all([
+    allPages(`/subscriptions/${id}/deliveries`),
+    listPage(`/subscriptions/${id}/dead-letters`, `?limit=${PAGE}`),
+  ]);
+  return { deliveries, letters, moreLetters };
 }
 
 /**
@@ -218,14 +220,9 @@ function expander(id, entries, under) {
  * the newest delivery, the failing ones first) and, one click away, all of them. The summary stays
  * a few lines high however many addresses there are (docs/local-run.md).
  */
-async function subscriptionBody(subscription) {
+function subscriptionBody(subscription, { deliveries, letters, moreLetters }, listOpen) {
   const id = subscription.SubscriptionId;
   const under = subscription.ResourceAddress;
-  // Every address's status, and the first 1,000 dead letters (each is one notification given up on).
-  const [deliveries, { items: letters, next: moreLetters }] = await Promise.all([
-    allPages(`/subscriptions/${id}/deliveries`),
-    listPage(`/subscriptions/${id}/dead-letters`, `?limit=${PAGE}`),
-  ]);
   const entries = addressEntries(deliveries, letters);
   const failing = entries.filter((e) => e.problems.length > 0);
   const newest = deliveries
@@ -291,7 +288,7 @@ async function subscriptionBody(subscription) {
           element(
             'tr',
             { class: 'addresses' },
-            element('td', { colspan: COLUMNS }, expander(id, entries, under)),
+            element('td', { colspan: COLUMNS }, expander(entries, under, listOpen)),
           ),
         ]
       : []),
@@ -300,15 +297,18 @@ async function subscriptionBody(subscription) {
 
 async function refreshSubscriptions() {
   const subscriptions = await json(`${API}/subscriptions?limit=${TABLE_ROWS}`);
-  const bodies = await Promise.all(subscriptions.map(subscriptionBody));
-  // An open list keeps where it was scrolled to.
-  const scrolled = new Map(
-    [...document.querySelectorAll('#subscriptions tbody[data-subscription]')].map((body) => [
-      body.dataset.subscription,
-      body.querySelector('.address-list')?.scrollTop ?? 0,
-    ]),
-  );
+  const data = await Promise.all(subscriptions.map(subscriptionData));
+  // The lists a reader has open stay open, scrolled where they were: read and rebuilt in one task,
+  // so that a click between the reads above and this cannot be undone.
   const table = document.getElementById('subscriptions');
+  const scrolled = new Map();
+  for (const body of table.querySelectorAll(':scope > tbody[data-subscription]')) {
+    if (body.querySelector('details')?.open)
+      scrolled.set(body.dataset.subscription, body.querySelector('.address-list')?.scrollTop ?? 0);
+  }
+  const bodies = subscriptions.map((subscription, i) =>
+    subscriptionBody(subscription, data[i], scrolled.has(subscription.SubscriptionId)),
+  );
   for (const body of table.querySelectorAll(':scope > tbody')) body.remove();
   table.append(
     ...(bodies.length > 0

@@ -342,7 +342,7 @@ describe('npm start: delivery status, dead letters and the local dashboard', () 
           .locator('.address-list tbody [data-address]')
           .evaluateAll((spans) => spans.map((span) => span.getAttribute('data-address')));
       const othersInOrder = nodes.map(addressOf).filter((address) => !failingAddresses.includes(address));
-      expect(await listed()).toEqual([...failingAddresses, ...othersInOrder]);
+      await vi.waitFor(async () => expect(await listed()).toEqual([...failingAddresses, ...othersInOrder]));
       expect(await height()).toBeLessThanOrEqual(VIEWPORT.height);
       const refreshed = Number(await page.getAttribute('body', 'data-refreshed'));
       await vi.waitFor(
