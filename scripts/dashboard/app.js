@@ -8,6 +8,8 @@ const REFRESH_MS = 3000;
 const HOUR_S = 3600;
 /** The table shows this many subscriptions, the first page of GET /subscriptions. */
 const TABLE_ROWS = 25;
+/** The table's columns (page.html). */
+const COLUMNS = '7';
 const COLOURS = ['#1f77b4', '#d62728', '#ff7f0e', '#2ca02c'];
 
 /** @type {Map<string, { plot: any, headlines: HTMLElement }>} */
@@ -48,7 +50,7 @@ function drawWidget(widget, now) {
           })),
         ],
         legend: { show: false }, // the headlines above name the lines, in their colours
-        axes: [{ space: 70, values: '{HH}:{mm}' }, { size: 50 }],
+        axes: [{ space: 70, values: '{HH}:{mm}' }, { size: 64 }], // room for 30,000 (ms)
       },
       [[], ...widget.series.map(() => [])],
       plotArea,
@@ -95,51 +97,228 @@ async function refreshMetrics() {
 }
 
 const time = (iso) => new Date(iso).toLocaleTimeString();
+const count = (n) => n.toLocaleString();
 
-async function subscriptionRow(subscription) {
-  const id = subscription.SubscriptionId;
-  const [deliveries, deadLetters] = await Promise.all([
-    json(`${API}/subscriptions/${id}/deliveries`),
-    json(`${API}/subscriptions/${id}/dead-letters?limit=100`),
-  ]);
-  const delivered = deliveries
-    .filter((d) => d.LastDelivered)
-    .map((d) => {
-      const { Id, DeliveredAt, LatencyMs } = d.LastDelivered;
-      const latency = LatencyMs === undefined ? '' : `, ${LatencyMs} ms`;
-      return `${d.ResourceAddress}: ${Id} at ${time(DeliveredAt)}${latency}`;
-    });
-  const failures = deliveries
-    .filter((d) => d.LastFailure)
-    .map((d) => {
-      const { FailedAt, Reason, Attempts } = d.LastFailure;
-      return `${d.ResourceAddress}: ${Reason} (attempt ${Attempts}, ${time(FailedAt)})`;
-    });
-  const lines = (items) => items.flatMap((text, i) => (i === 0 ? [text] : [element('br'), text]));
-  return element(
-    'tr',
-    { 'data-subscription': id },
-    element('td', {}, element('code', {}, id.slice(0, 8))),
-    element('td', {}, subscription.ResourceAddress),
-    element('td', {}, subscription.EndpointUri),
-    element('td', {}, ...lines(delivered.length > 0 ? delivered : ['none yet'])),
+/** The largest page of the API's lists (lib/http/paging.ts). */
+const PAGE = 1000;
+/** Failing addresses a subscription's row names before "and N more"; all are in its full list. */
+const FAILING_SHOWN = 5;
+
+/** A page of one of the API's lists, and the query of the next page if more follow (read on this origin). */
+async function listPage(path, query) {
+  const response = await fetch(`${API}${path}${query}`, { cache: 'no-store' });
+  if (!response.ok) throw new Error(`${path} answered ${response.status}`);
+  const next = /<([^>]*)>;\s*rel="next"/.exec(response.headers.get('link') ?? '');
+  return { items: await response.json(), next: next ? new URL(next[1]).search : undefined };
+}
+
+/** Every item of one of the API's lists, along its `Link: <…>; rel="next"`. */
+async function allPages(path) {
+  const items = [];
+  for (let query = `?limit=${PAGE}`; query; ) {
+    const page = await listPage(path, query);
+    items.push(...page.items);
+    query = page.next;
+  }
+  return items;
+}
+
+/**
+ * Per address: its newest delivery and what is wrong with it, if anything. An address is failing
+ * when its newest attempt failed (a failure after its newest delivery), it has a dead letter, or the
+ * subscription's endpoint is suspended. Failing addresses first, each part in the API's address order.
+ */
+function addressEntries(deliveries, letters) {
+  const byAddress = new Map(deliveries.map((d) => [d.ResourceAddress, { status: d, problems: [] }]));
+  for (const letter of letters) {
+    const entry = byAddress.get(letter.ResourceAddress) ?? { status: letter, problems: [] };
+    byAddress.set(letter.ResourceAddress, entry);
+    entry.letters = (entry.letters ?? 0) + 1;
+  }
+  const entries = [...byAddress.values()];
+  for (const entry of entries) {
+    const { LastDelivered: delivered, LastFailure: failure, EndpointSuspended: suspended } = entry.status;
+    if (failure && (!delivered || Date.parse(failure.FailedAt) > Date.parse(delivered.DeliveredAt)))
+      entry.problems.push(`${failure.Reason} (attempt ${failure.Attempts}, ${time(failure.FailedAt)})`);
+    if (entry.letters)
+      entry.problems.push(entry.letters === 1 ? 'dead-lettered' : `${entry.letters} dead letters`);
+    if (suspended) entry.problems.push(`endpoint suspended since ${time(suspended.Since)}`);
+  }
+  return [...entries.filter((e) => e.problems.length > 0), ...entries.filter((e) => e.problems.length === 0)];
+}
+
+/** An address below the subscription's, as its part below it (the full one in its title). */
+function addressCell(address, under) {
+  const shown = address.startsWith(`${under}/`) ? `…${address.slice(under.length)}` : address;
+  return element('span', { 'data-address': address, title: address }, shown);
+}
+
+const deliveredText = ({ Id, DeliveredAt, LatencyMs }) =>
+  `${Id} at ${time(DeliveredAt)}${LatencyMs === undefined ? '' : `, ${LatencyMs} ms`}`;
+
+/** Every address of a subscription, failing first, in a box of bounded height. */
+function addressList(entries, under) {
+  const rows = entries.map(({ status, problems }) =>
     element(
-      'td',
-      { class: failures.length > 0 ? 'failure' : '' },
-      ...lines(failures.length > 0 ? failures : ['–']),
+      'tr',
+      { class: problems.length > 0 ? 'failure' : '' },
+      element('td', {}, addressCell(status.ResourceAddress, under)),
+      element('td', {}, status.LastDelivered ? deliveredText(status.LastDelivered) : 'none yet'),
+      element('td', {}, problems.join('; ') || '–'),
     ),
-    element('td', { 'data-dead-letters': String(deadLetters.length) }, String(deadLetters.length)),
+  );
+  return element(
+    'div',
+    { class: 'address-list' },
+    element(
+      'table',
+      {},
+      element(
+        'thead',
+        {},
+        element(
+          'tr',
+          {},
+          element('th', {}, 'Address'),
+          element('th', {}, 'Newest delivered'),
+          element('th', {}, 'Failing'),
+        ),
+      ),
+      element('tbody', {}, ...rows),
+    ),
+  );
+}
+
+/** The <details> of a subscription's full list, built when opened (or `open` already). */
+function expander(entries, under, open) {
+  const details = element(
+    'details',
+    {},
+    element('summary', {}, `All ${count(entries.length)} addresses, failing first`),
+  );
+  const fill = () => {
+    if (details.open && !details.querySelector('.address-list')) details.append(addressList(entries, under));
+  };
+  details.addEventListener('toggle', fill);
+  details.open = open;
+  fill();
+  return details;
+}
+
+/** What a subscription's row shows: every address's status, and its first 1,000 dead letters. */
+async function subscriptionData(subscription) {
+  const id = subscription.SubscriptionId;
+  const [deliveries, { items: letters, next: moreLetters }] = await Promise.all([
+    allPages(`/subscriptions/${id}/deliveries`),
+    listPage(`/subscriptions/${id}/dead-letters`, `?limit=${PAGE}`),
+  ]);
+  return { deliveries, letters, moreLetters };
+}
+
+/**
+ * A subscription as two rows of its own <tbody>: a summary of the addresses it covers (how many,
+ * the newest delivery, the failing ones first) and, one click away, all of them. The summary stays
+ * a few lines high however many addresses there are (docs/local-run.md).
+ */
+function subscriptionBody(subscription, { deliveries, letters, moreLetters }, listOpen) {
+  const id = subscription.SubscriptionId;
+  const under = subscription.ResourceAddress;
+  const entries = addressEntries(deliveries, letters);
+  const failing = entries.filter((e) => e.problems.length > 0);
+  const newest = deliveries
+    .filter((d) => d.LastDelivered)
+    .reduce((a, b) => (!a || b.LastDelivered.DeliveredAt > a.LastDelivered.DeliveredAt ? b : a), undefined);
+  const suspended = deliveries.find((d) => d.EndpointSuspended)?.EndpointSuspended;
+  const lines = (items) => items.flatMap((item, i) => (i === 0 ? [item] : [element('br'), item]));
+  return element(
+    'tbody',
+    { 'data-subscription': id },
+    element(
+      'tr',
+      {},
+      element('td', {}, element('code', {}, id.slice(0, 8))),
+      element('td', {}, under),
+      element(
+        'td',
+        {},
+        subscription.EndpointUri,
+        ...(suspended
+          ? [element('br'), element('span', { class: 'failure' }, `suspended since ${time(suspended.Since)}`)]
+          : []),
+      ),
+      element(
+        'td',
+        { 'data-addresses': String(entries.length), 'data-failing': String(failing.length) },
+        count(entries.length),
+        ...(failing.length > 0
+          ? [element('br'), element('span', { class: 'failure' }, `${count(failing.length)} failing`)]
+          : []),
+      ),
+      element(
+        'td',
+        { 'data-newest': newest?.LastDelivered.Id ?? '' },
+        ...(newest
+          ? [addressCell(newest.ResourceAddress, under), element('br'), deliveredText(newest.LastDelivered)]
+          : ['none yet']),
+      ),
+      element(
+        'td',
+        { class: failing.length > 0 ? 'failure' : '', 'data-failing-first': '' },
+        ...lines([
+          ...failing
+            .slice(0, FAILING_SHOWN)
+            .map(({ status, problems }) =>
+              element('span', {}, addressCell(status.ResourceAddress, under), `: ${problems.join('; ')}`),
+            ),
+          ...(failing.length > FAILING_SHOWN
+            ? [`and ${count(failing.length - FAILING_SHOWN)} more in the list below`]
+            : []),
+          ...(failing.length === 0 ? ['–'] : []),
+        ]),
+      ),
+      element(
+        'td',
+        { 'data-dead-letters': String(letters.length) },
+        `${count(letters.length)}${moreLetters ? '+' : ''}`,
+      ),
+    ),
+    // One address: the row has said all there is.
+    ...(entries.length > 1
+      ? [
+          element(
+            'tr',
+            { class: 'addresses' },
+            element('td', { colspan: COLUMNS }, expander(entries, under, listOpen)),
+          ),
+        ]
+      : []),
   );
 }
 
 async function refreshSubscriptions() {
   const subscriptions = await json(`${API}/subscriptions?limit=${TABLE_ROWS}`);
-  const rows = await Promise.all(subscriptions.map(subscriptionRow));
-  document
-    .getElementById('subscriptions')
-    .replaceChildren(
-      ...(rows.length > 0 ? rows : [element('tr', {}, element('td', { colspan: '6' }, 'No subscriptions.'))]),
-    );
+  const data = await Promise.all(subscriptions.map(subscriptionData));
+  // The lists a reader has open stay open, scrolled where they were: read and rebuilt in one task,
+  // so that a click between the reads above and this cannot be undone.
+  const table = document.getElementById('subscriptions');
+  const scrolled = new Map();
+  for (const body of table.querySelectorAll(':scope > tbody[data-subscription]')) {
+    if (body.querySelector('details')?.open)
+      scrolled.set(body.dataset.subscription, body.querySelector('.address-list')?.scrollTop ?? 0);
+  }
+  const bodies = subscriptions.map((subscription, i) =>
+    subscriptionBody(subscription, data[i], scrolled.has(subscription.SubscriptionId)),
+  );
+  for (const body of table.querySelectorAll(':scope > tbody')) body.remove();
+  table.append(
+    ...(bodies.length > 0
+      ? bodies
+      : [element('tbody', {}, element('tr', {}, element('td', { colspan: COLUMNS }, 'No subscriptions.')))]),
+  );
+  for (const body of bodies) {
+    const list = body.querySelector('.address-list');
+    if (list) list.scrollTop = scrolled.get(body.dataset.subscription) ?? 0;
+  }
 }
 
 async function refresh() {
