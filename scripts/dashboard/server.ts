@@ -21,7 +21,7 @@ export const DASHBOARD_PATH = '/_local/dashboard';
 const API_PATH = '/api';
 /** Under DASHBOARD_PATH: a notification's path by its trace id, or the recent ones. */
 export const NOTIFICATIONS_PATH = '/notifications';
-const PATH_PAGE = new URL('./notification-path.html', import.meta.url);
+const PATH_PAGE = new URL('./notification-page.html', import.meta.url);
 
 const require = createRequire(import.meta.url);
 /** The page, its script and the charting library (uPlot, from node_modules): nothing from elsewhere. */
@@ -33,8 +33,8 @@ const FILES: Record<string, { file: URL | string; type: string }> = {
     type: 'text/javascript; charset=utf-8',
   },
   '/uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
-  '/notification-path.js': {
-    file: new URL('./notification-path.js', import.meta.url),
+  '/notification-page.js': {
+    file: new URL('./notification-page.js', import.meta.url),
     type: 'text/javascript; charset=utf-8',
   },
 };
