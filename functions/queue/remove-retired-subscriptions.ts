@@ -6,7 +6,6 @@ import { logger } from '../../lib/logger';
 import { parseRemovalMessage } from '../../lib/queue/queued-removal';
 import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
 import { queue, subscriptions } from '../../lib/services';
-import { tracing } from '../../lib/tracing';
 
 /**
  * CleanupQueue → removes the items of subscriptions delete-all retired, page by page, and
@@ -17,7 +16,6 @@ import { tracing } from '../../lib/tracing';
  * one, which a long pause suits (docs/delivery.md: "Poison messages").
  */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
-  .use(tracing())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event, context) => {
     const removeRecord = async (record: SQSRecord) => {

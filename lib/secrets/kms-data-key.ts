@@ -1,6 +1,5 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ServiceUnavailableError } from '../errors';
-import { traced } from '../tracing';
 import { type DataKeyLoader, NoDataKeyYet } from './secret-box';
 
 /** The two KMS calls of the envelope scheme. */
@@ -15,12 +14,10 @@ export interface Kms {
 let client: KMSClient | undefined;
 
 export function kmsClient(): KMSClient {
-  client ??= traced(
-    new KMSClient({
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-    }),
-  );
+  client ??= new KMSClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
   return client;
 }
 

@@ -1,6 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { traced } from '../tracing';
 import { translateStoreError } from './store-errors';
 
 /**
@@ -12,12 +11,10 @@ let client: DynamoDBDocumentClient | undefined;
 
 export function documentClient(): DynamoDBDocumentClient {
   if (client) return client;
-  const base = traced(
-    new DynamoDBClient({
-      maxAttempts: 3,
-      requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-    }),
-  );
+  const base = new DynamoDBClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+  });
   base.middlewareStack.add(
     (next) => async (args) => {
       try {
