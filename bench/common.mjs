@@ -70,13 +70,25 @@ export function handlerEnv(/** @type {string} */ dynamoEndpoint, /** @type {stri
     ENDPOINT_NETWORK_POLICY=allow-private ENDPOINT_ALLOW_LIST= AWS_NODEJS_CONNECTION_REUSE_ENABLED=1
     AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED=true
-    AWS_LAMBDA_FUNCTION_NAME=bench AWS_EXECUTION_ENV=AWS_Lambda_nodejs24.x`
+    AWS_LAMBDA_FUNCTION_NAME=bench AWS_EXECUTION_ENV=AWS_Lambda_nodejs24.x POWERTOOLS_TRACE_ENABLED=false`
       .split(/\s+/)
       .map((pair) => pair.split('=')),
   );
   const LOG_LEVEL = process.env.BENCH_LOG_LEVEL || 'error';
   return { ...queueEnv(queueUrl), ...fixed, AWS_ENDPOINT_URL_DYNAMODB: dynamoEndpoint, LOG_LEVEL };
 }
+
+/**
+ * Active tracing as Lambda sets it up, for a cold start that pays for the tracer as deployed
+ * (lib/tracing.ts): its segments go to an X-Ray daemon address nobody reads. The in-process benches
+ * run untraced (handlerEnv), as `npm start` does.
+ */
+export const ACTIVE_TRACING_ENV = {
+  POWERTOOLS_TRACE_ENABLED: 'true',
+  LAMBDA_TASK_ROOT: PROJECT_DIR,
+  _X_AMZN_TRACE_ID: 'Root=1-6b0bcf0c-a1b2c3d4e5f6a1b2c3d4e5f6;Parent=53995c3f42cd8ad8;Sampled=1',
+  AWS_XRAY_DAEMON_ADDRESS: '127.0.0.1:2000',
+};
 
 /**
  * Points the handlers at `dynamoEndpoint` and the local queue (their environment, as in Lambda),

@@ -101,7 +101,11 @@ async function main() {
   const realLog = console.log;
   try {
     await ensureTable({ endpoint: db.endpoint, tableName: bench.TABLE_NAME });
-    const env = { PATH: process.env.PATH ?? '', ...bench.handlerEnv(db.endpoint, queue.url) };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      ...bench.handlerEnv(db.endpoint, queue.url),
+      ...bench.ACTIVE_TRACING_ENV,
+    };
     const lib = await bench.loadEntry(db.endpoint, queue.url);
     console.log = () => undefined; // the handlers' embedded metrics
     const context = () => ({ awsRequestId: randomUUID(), getRemainingTimeInMillis: () => 10_000 });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMetricsHistory } from './dashboard/metrics';
+import { createTraceJournal } from './dashboard/notification-path';
 import { startDashboard } from './dashboard/server';
 import { assertPortFree, checkJava, ensureTable } from './dynamodb-local';
 import { recordLaunch, stopLeftovers } from './leftovers';
@@ -94,6 +95,7 @@ async function main() {
 
     const debug = process.env.LOG_LEVEL === 'debug';
     const history = createMetricsHistory();
+    const journal = createTraceJournal();
     const offline = await startOffline({
       port,
       dynamoEndpoint: db.endpoint,
@@ -107,6 +109,7 @@ async function main() {
     launch.record('serverless offline', offline.process.pid);
     const dashboard = await startDashboard({
       history,
+      journal,
       api: offline.url,
       port: Number(process.env.DASHBOARD_PORT || port + 1),
       portRequired: Boolean(process.env.DASHBOARD_PORT),
@@ -115,7 +118,11 @@ async function main() {
     const localConsole = createLocalConsole({ debug, onMetrics: history.record });
     if (debug) process.stdout.write(offline.output());
     for (const input of [offline.process.stdout, offline.process.stderr]) {
-      if (input) createInterface({ input }).on('line', localConsole.line);
+      if (input)
+        createInterface({ input }).on('line', (line) => {
+          localConsole.line(line);
+          journal.line(line);
+        });
     }
     // The gauges (active subscriptions and publishers) come from the function that emits them
     // every minute when deployed; here it runs as often as the status line.
@@ -143,6 +150,7 @@ async function main() {
       `Local queue (SQS protocol) at ${offline.queue?.url}, messages in ${QUEUE_FILE}; dead letters: npm run dead-letters`,
     );
     console.log(`\nO-Cloud Notification API ready at ${offline.url}`);
+    console.log(`Notifications by trace id (traceresponse, traceparent) at ${dashboard.url}/notifications`);
     console.log(`Local dashboard at ${dashboard.url}\n`);
     if (!debug)
       console.log(

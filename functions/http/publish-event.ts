@@ -1,19 +1,23 @@
 import { pathParameter, producerOf } from '../../lib/http/request';
 import { json } from '../../lib/http/responses';
 import { httpRoute } from '../../lib/http/route';
+import { logger } from '../../lib/logger';
 import { metricsOf } from '../../lib/metrics';
 import { publish } from '../../lib/services';
+import { currentTrace, formatTraceparent } from '../../lib/tracing';
 
 export const handler = httpRoute(
   async (event, context) => {
-    const result = await publish().publish(
-      pathParameter(event, 'publisherId'),
-      event.body,
-      producerOf(event),
-    );
+    const publisherId = pathParameter(event, 'publisherId');
+    const result = await publish().publish(publisherId, event.body, producerOf(event));
     if (result.kind === 'accepted') {
       metricsOf(context).count('EventsPublished');
-      return json(202, { accepted: true, event: result.event });
+      // The trace the event's notifications carry to their consumers (`traceparent`), named to the
+      // producer as W3C Trace Context's `traceresponse` (docs/api.md).
+      const trace = currentTrace();
+      const { source, id } = result.event;
+      logger.info('event accepted', { traceId: trace.traceId, publisherId, source, eventId: id });
+      return json(202, { accepted: true, event: result.event }, { traceresponse: formatTraceparent(trace) });
     }
     return json(200, {
       accepted: false,

@@ -4,9 +4,11 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { logger } from '../../lib/logger';
 import { emitMetrics, metricsOf } from '../../lib/metrics';
 import { deliveryBatch } from '../../lib/services';
+import { tracing } from '../../lib/tracing';
 
 /** DeliveryQueue → one POST per message, all at once; what must be retried is reported back. */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
+  .use(tracing())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(emitMetrics())
   .handler(async (event, context) => {

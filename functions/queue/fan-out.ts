@@ -2,11 +2,12 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { parseFanOutMessage } from '../../lib/delivery/messages';
+import { notificationTrace, parseFanOutMessage } from '../../lib/delivery/messages';
 import { logger } from '../../lib/logger';
 import { emitMetrics } from '../../lib/metrics';
 import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
 import { fanOut, fanOutBackoff, queue } from '../../lib/services';
+import { tracing } from '../../lib/tracing';
 
 /**
  * FanOutQueue → one delivery message per covering subscription. An unreadable message is
@@ -15,6 +16,7 @@ import { fanOut, fanOutBackoff, queue } from '../../lib/services';
  * maxReceiveCount (docs/delivery.md: "Poison messages").
  */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
+  .use(tracing())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .use(emitMetrics())
   .handler(async (event, context) => {
@@ -22,13 +24,24 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
     // the first pages of the ancestors they have in common and filling the same send requests.
     const batch = fanOut().batch();
     const fanOutRecord = async (record: SQSRecord) => {
+      let traceId: string | undefined;
       try {
         const message = await readOrDeadLetter(queue(), 'fan-out', record.body, parseFanOutMessage);
         if (!message) return;
+        traceId = notificationTrace(message).traceId;
         const enqueued = await fanOut().run(message, () => context.getRemainingTimeInMillis(), batch);
-        logger.debug('fanned out', { messageId: record.messageId, enqueued });
+        // A notification's path (docs/operations.md): one line per event and invocation.
+        logger.info('event fanned out', {
+          traceId,
+          publisherId: message.publisherId,
+          source: message.event.source,
+          eventId: message.event.id,
+          enqueued,
+          ...(message.continuation ? { continued: true } : {}),
+          messageId: record.messageId,
+        });
       } catch (error) {
-        logger.error('fan-out failed; the queue retries it', { messageId: record.messageId, error });
+        logger.error('fan-out failed; the queue retries it', { traceId, messageId: record.messageId, error });
         await fanOutBackoff().hide({
           messageId: record.messageId,
           receiptHandle: record.receiptHandle,

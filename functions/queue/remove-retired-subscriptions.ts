@@ -6,6 +6,7 @@ import { logger } from '../../lib/logger';
 import { parseRemovalMessage } from '../../lib/queue/queued-removal';
 import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
 import { queue, subscriptions } from '../../lib/services';
+import { tracing } from '../../lib/tracing';
 
 /**
  * CleanupQueue → removes the items of subscriptions delete-all retired, page by page, and
@@ -16,6 +17,7 @@ import { queue, subscriptions } from '../../lib/services';
  * one, which a long pause suits (docs/delivery.md: "Poison messages").
  */
 export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
+  .use(tracing())
   .use(injectLambdaContext(logger, { resetKeys: true }))
   .handler(async (event, context) => {
     const removeRecord = async (record: SQSRecord) => {

@@ -12,9 +12,10 @@ import type {
 import type { DeliveryCursorStore, EndpointBreakerStore, SubscriptionStore } from '../domain/ports';
 import { secretsInForce } from '../domain/signing-secret';
 import { logger } from '../logger';
+import { childOf, formatTraceparent } from '../tracing';
 import { Coalescer } from './coalescer';
 import { postJson } from './http-sender';
-import type { DeadLetter, DeliveryMessage } from './messages';
+import { type DeadLetter, type DeliveryMessage, notificationTrace } from './messages';
 import type { NetworkPolicy } from './network-policy';
 import { judge, leaseWaitMs, notificationBackoffMs } from './retry-policy';
 import type { ServiceCredentials } from './sender-credentials';
@@ -92,12 +93,18 @@ export class Deliverer {
     const now = this.clock();
     const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
     const cursor = cursorAttempt(message, now, this.settings);
+    const trace = notificationTrace(message);
     const [subscription, lease] = await Promise.all([
       this.shared.subscriptions.run(message.subscriptionId),
       this.shared.leases.run(cursor),
     ]);
     if (!subscription || !isFor(message, subscription)) {
       if (lease.kind === 'acquired') await this.release(cursor);
+      logger.info('notification dropped', {
+        traceId: trace.traceId,
+        subscriptionId: message.subscriptionId,
+        why: 'subscription deleted',
+      });
       return { kind: 'dropped', why: 'subscription deleted', failed: false };
     }
     if (subscription.endpointSuspendedAt !== undefined) {
@@ -111,7 +118,14 @@ export class Deliverer {
         false,
       );
     }
-    if (lease.kind === 'superseded') return { kind: 'dropped', why: 'superseded', failed: false };
+    if (lease.kind === 'superseded') {
+      logger.info('notification dropped', {
+        traceId: trace.traceId,
+        subscriptionId: subscription.id,
+        why: 'superseded',
+      });
+      return { kind: 'dropped', why: 'superseded', failed: false };
+    }
     if (lease.kind === 'leased') {
       if (now >= deadline) {
         const reason = `the retry window of ${this.windowText()} ended while an earlier notification for the address was being delivered`;
@@ -124,20 +138,32 @@ export class Deliverer {
     const body = JSON.stringify(message.event);
     const id = webhookId(subscription.id, message.publisherId, message.event);
     const credentials = await this.settings.credentials?.at(now, subscription.endpointUri);
+    // The attempt is a span of the notification's trace: the consumer's `traceparent` names it.
+    const span = childOf(trace);
+    const sentAt = this.clock();
     const outcome = await postJson(subscription.endpointUri, body, {
-      headers: webhookHeaders(
-        id,
-        body,
-        secretsInForce(subscription.signing, now),
-        now,
-        credentials?.signingKey,
-      ),
+      headers: {
+        ...webhookHeaders(id, body, secretsInForce(subscription.signing, now), now, credentials?.signingKey),
+        traceparent: formatTraceparent(span),
+      },
       timeoutMs: this.settings.timeoutMs,
       policy: this.policy,
       userAgent: this.settings.userAgent,
       tls: credentials?.tls,
     });
     const verdict = judge(outcome, this.settings.timeoutMs);
+    // A notification's path (docs/operations.md): one line per attempt, whatever its outcome.
+    logger.info('delivery attempt', {
+      traceId: trace.traceId,
+      spanId: span.spanId,
+      subscriptionId: subscription.id,
+      endpointUri: subscription.endpointUri,
+      attempt: receiveCount,
+      outcome: verdict.kind,
+      ...(outcome.kind === 'response' ? { status: outcome.status } : {}),
+      ...(verdict.kind === 'retry' || verdict.kind === 'give-up' ? { reason: verdict.reason } : {}),
+      durationMs: this.clock() - sentAt,
+    });
     if (verdict.kind === 'delivered') {
       const completed = completedAttempt(cursor, message, this.clock());
       await this.shared.completions.run(completed);
@@ -153,7 +179,12 @@ export class Deliverer {
         ? undefined
         : { at: this.clock(), reason: verdict.reason, attempts: receiveCount },
     );
-    const log = { subscriptionId: subscription.id, endpointUri: subscription.endpointUri, receiveCount };
+    const log = {
+      traceId: trace.traceId,
+      subscriptionId: subscription.id,
+      endpointUri: subscription.endpointUri,
+      receiveCount,
+    };
     if (verdict.kind === 'gone') {
       logger.info('consumer answered 410 Gone: deleting its subscription', log);
       await this.subscriptions.deleteSubscription(subscription.id, subscription.owner);
@@ -246,7 +277,12 @@ export class Deliverer {
       attempts,
       deadLetteredAt: new Date(this.clock()).toISOString(),
     };
-    logger.warn('notification dead-lettered', { subscriptionId: subscription.id, reason, attempts });
+    logger.warn('notification dead-lettered', {
+      traceId: notificationTrace(message).traceId,
+      subscriptionId: subscription.id,
+      reason,
+      attempts,
+    });
     return { kind: 'dead-letter', letter, failed };
   }
 

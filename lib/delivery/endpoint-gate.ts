@@ -2,6 +2,7 @@ import type { NotificationEvent } from '../domain/event';
 import type { EndpointGate } from '../domain/ports';
 import { BadRequestError } from '../errors';
 import { logger } from '../logger';
+import { childOf, currentTrace, formatTraceparent } from '../tracing';
 import { describeFailure, postJson, probeConnection } from './http-sender';
 import { EndpointForbiddenError, type NetworkPolicy, resolveAndCheck } from './network-policy';
 import type { ServiceCredentials } from './sender-credentials';
@@ -52,7 +53,11 @@ export class HttpEndpointGate implements EndpointGate {
     this.prepareToSign(now);
     const { tls, signingKey } = await this.credentials.at(now, endpointUri);
     const outcome = await postJson(endpointUri, body, {
-      headers: webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets, now, signingKey),
+      headers: {
+        ...webhookHeaders(webhookId(endpointUri, 'initial', event), body, secrets, now, signingKey),
+        // In the trace of the subscribe that sends it (lib/tracing.ts).
+        traceparent: formatTraceparent(childOf(currentTrace())),
+      },
       timeoutMs: remaining(deadline),
       policy: this.policy,
       userAgent: this.userAgent,

@@ -2,14 +2,25 @@ import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { PagePosition, Subscription } from '../domain/model';
 import type { AcceptedEvent } from '../domain/ports';
 import { MalformedMessageError } from '../queue/unreadable-message';
+import { parseTraceparent, type TraceContext, traceFromIdentity } from '../tracing';
 
 /**
  * The bodies of the queue messages. They carry the event itself (at most 64 KiB), so an attempt
- * reads no event from the table.
+ * reads no event from the table, and the notification's trace.
  */
 
+/**
+ * An accepted event on its way to delivery, and its trace: the W3C `traceparent` of the request that
+ * accepted it (its `POST …/events`), or of the subscribe or redrive that queued a current state
+ * (lib/tracing.ts). Absent in messages queued before traces were carried: the deliver function then
+ * makes one from the event (`notificationTrace`).
+ */
+export interface TracedEvent extends AcceptedEvent {
+  readonly traceparent?: string;
+}
+
 /** On the fan-out queue: one per accepted event, and one per continuation of a long fan-out. */
-export interface FanOutMessage extends AcceptedEvent {
+export interface FanOutMessage extends TracedEvent {
   readonly kind: 'fan-out';
   /** Where an earlier invocation stopped: this ancestor of the address, from this page key. */
   readonly continuation?: FanOutContinuation;
@@ -25,7 +36,7 @@ export interface FanOutContinuation {
  * On the delivery queue: one (event, subscription) — a notification a pack sent on by itself (it
  * waits for a retry or a lease), a new subscription's current state, a redriven dead letter.
  */
-export interface DeliveryMessage extends AcceptedEvent {
+export interface DeliveryMessage extends TracedEvent {
   readonly kind: 'delivery';
   readonly subscriptionId: string;
   /**
@@ -83,7 +94,7 @@ export interface DeliveryPack {
 }
 
 /** An accepted event, and when delivery of it began (the notifications' retry windows start here). */
-export interface PackedEvent extends AcceptedEvent {
+export interface PackedEvent extends TracedEvent {
   readonly enqueuedAt: string;
 }
 
@@ -116,7 +127,7 @@ export const PACK_MAX_BYTES = 256 * 1024;
 /** One notification for a pack: a subscription and the event it is for. */
 export interface PackEntry {
   readonly subscription: Pick<Subscription, 'id' | 'createdAt'>;
-  readonly accepted: AcceptedEvent;
+  readonly accepted: TracedEvent;
   /** When delivery of `accepted` began: the same for every entry of the same `accepted`. */
   readonly enqueuedAt: Date;
 }
@@ -127,7 +138,7 @@ export interface PackEntry {
  */
 export class PackBuilder {
   private readonly events: PackedEvent[] = [];
-  private readonly eventIndex = new Map<AcceptedEvent, number>();
+  private readonly eventIndex = new Map<TracedEvent, number>();
   private readonly deliveries: PackedDelivery[] = [];
   private bytes = EMPTY_PACK_BYTES;
 
@@ -186,7 +197,7 @@ export function packDeliveries(entries: readonly PackEntry[]): string[] {
   return bodies;
 }
 
-export function fanOutMessage(accepted: AcceptedEvent, continuation?: FanOutContinuation): FanOutMessage {
+export function fanOutMessage(accepted: TracedEvent, continuation?: FanOutContinuation): FanOutMessage {
   return { kind: 'fan-out', ...acceptedPart(accepted), ...(continuation ? { continuation } : {}) };
 }
 
@@ -294,18 +305,28 @@ function deliveryFrom(input: Record<string, unknown>, redrivenAt: Date): Deliver
   };
 }
 
-function acceptedPart(accepted: AcceptedEvent): AcceptedEvent {
+function acceptedPart(accepted: TracedEvent): TracedEvent {
   return {
     publisherId: accepted.publisherId,
     resourceAddress: accepted.resourceAddress,
     event: accepted.event,
     acceptedAt: accepted.acceptedAt,
+    ...(accepted.traceparent ? { traceparent: accepted.traceparent } : {}),
   };
+}
+
+/** The notification's trace: the one it carries, or, queued before traces were, one made from its event. */
+export function notificationTrace(notification: TracedEvent): TraceContext {
+  const { publisherId, event } = notification;
+  return (
+    parseTraceparent(notification.traceparent) ??
+    traceFromIdentity(`${publisherId}\n${event.source}\n${event.id}`)
+  );
 }
 
 // The event was validated when it was accepted; here only its shape is checked, to fail loudly on
 // a message some other producer put on the queue.
-function parseAccepted(input: Record<string, unknown>): AcceptedEvent {
+function parseAccepted(input: Record<string, unknown>): TracedEvent {
   const event = input.event;
   if (typeof event !== 'object' || event === null) throw new MalformedMessageError('event is missing');
   const e = event as Record<string, unknown>;
@@ -320,7 +341,16 @@ function parseAccepted(input: Record<string, unknown>): AcceptedEvent {
     // Messages queued before the wire form was the rule are delivered in it.
     event: wireEvent(event as NotificationEvent),
     acceptedAt: text(input, 'acceptedAt'),
+    // One that is not a valid traceparent is left out (`notificationTrace` makes one).
+    ...(parseTraceparent(optionalText(input, 'traceparent'))
+      ? { traceparent: String(input.traceparent) }
+      : {}),
   };
+}
+
+function optionalText(input: Record<string, unknown>, member: string): string | undefined {
+  const value = input[member];
+  return typeof value === 'string' ? value : undefined;
 }
 
 function parseObject(body: string): Record<string, unknown> {

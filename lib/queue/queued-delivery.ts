@@ -1,6 +1,7 @@
 import { fanOutMessage, packDeliveries } from '../delivery/messages';
 import type { Subscription } from '../domain/model';
 import type { AcceptedEvent, DeliveryPort } from '../domain/ports';
+import { currentTrace, formatTraceparent } from '../tracing';
 import type { QueuePort } from './queue-port';
 
 /**
@@ -8,7 +9,9 @@ import type { QueuePort } from './queue-port';
  * one fan-out message, whatever the number of subscribers, so it answers in the time of one queue
  * call; a new subscription's other current states go straight to the delivery queue, packed.
  * Either throws a ServiceUnavailableError when the queue cannot take them. The messages' shapes are
- * delivery's (lib/delivery/messages.ts), which fan-out and deliver write and read too.
+ * delivery's (lib/delivery/messages.ts), which fan-out and deliver write and read too. Each carries
+ * the trace of the request that queued it (`currentTrace`): an event its `POST …/events`'s, a
+ * current state its subscribe's or redrive's.
  */
 export class QueuedDelivery implements DeliveryPort {
   constructor(
@@ -17,12 +20,16 @@ export class QueuedDelivery implements DeliveryPort {
   ) {}
 
   async eventAccepted(accepted: AcceptedEvent): Promise<void> {
-    await this.queue.send('fan-out', [{ body: JSON.stringify(fanOutMessage(accepted)) }]);
+    const traceparent = formatTraceparent(currentTrace());
+    await this.queue.send('fan-out', [{ body: JSON.stringify(fanOutMessage({ ...accepted, traceparent })) }]);
   }
 
   async currentStatesFor(subscription: Subscription, states: readonly AcceptedEvent[]): Promise<void> {
     const enqueuedAt = new Date(this.clock());
-    const packs = packDeliveries(states.map((accepted) => ({ subscription, accepted, enqueuedAt })));
+    const traceparent = formatTraceparent(currentTrace());
+    const packs = packDeliveries(
+      states.map((state) => ({ subscription, accepted: { ...state, traceparent }, enqueuedAt })),
+    );
     await this.queue.send(
       'delivery',
       packs.map((body) => ({ body })),

@@ -7,6 +7,7 @@ import {
 import { ServiceUnavailableError } from '../errors';
 import { logger } from '../logger';
 import { pauseBeforeRetry } from '../retry-pause';
+import { traced, xrayTraceHeader } from '../tracing';
 import { type OutgoingMessage, type QueueName, type QueuePort, SEND_BATCH_SIZE } from './queue-port';
 
 /**
@@ -36,10 +37,12 @@ let client: SQSClient | undefined;
  * goes to its queue URL's host (the client's default), so the local queue needs no endpoint.
  */
 export function sqsClient(): SQSClient {
-  client ??= new SQSClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-  });
+  client ??= traced(
+    new SQSClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    }),
+  );
   return client;
 }
 
@@ -58,6 +61,12 @@ export class SqsQueue implements QueuePort {
   async send(queue: QueueName, messages: readonly OutgoingMessage[]): Promise<void> {
     // Requests of up to 10 messages, their bodies within 1 MiB together.
     const batches: SendMessageBatchRequestEntry[][] = [];
+    // A traced function's messages carry its X-Ray trace header, so that X-Ray links the invocation
+    // that receives them to this one (docs/operations.md). SQS does not count it in a message's size.
+    const traceHeader = xrayTraceHeader();
+    const systemAttributes = traceHeader
+      ? { MessageSystemAttributes: { AWSTraceHeader: { DataType: 'String', StringValue: traceHeader } } }
+      : {};
     let batch: SendMessageBatchRequestEntry[] = [];
     let bytes = 0;
     for (const message of messages) {
@@ -71,6 +80,7 @@ export class SqsQueue implements QueuePort {
         Id: String(batch.length),
         MessageBody: message.body,
         ...(message.delayMs ? { DelaySeconds: toSeconds(message.delayMs, MAX_DELAY_SECONDS) } : {}),
+        ...systemAttributes,
       });
       bytes += size;
     }

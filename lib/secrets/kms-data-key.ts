@@ -1,5 +1,6 @@
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient } from '@aws-sdk/client-kms';
 import { ServiceUnavailableError } from '../errors';
+import { traced } from '../tracing';
 import { type DataKeyLoader, NoDataKeyYet } from './secret-box';
 
 /** The two KMS calls of the envelope scheme. */
@@ -14,10 +15,12 @@ export interface Kms {
 let client: KMSClient | undefined;
 
 export function kmsClient(): KMSClient {
-  client ??= new KMSClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-  });
+  client ??= traced(
+    new KMSClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    }),
+  );
   return client;
 }
 

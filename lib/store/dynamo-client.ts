@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { traced } from '../tracing';
 import { translateStoreError } from './store-errors';
 
 /**
@@ -11,10 +12,12 @@ let client: DynamoDBDocumentClient | undefined;
 
 export function documentClient(): DynamoDBDocumentClient {
   if (client) return client;
-  const base = new DynamoDBClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-  });
+  const base = traced(
+    new DynamoDBClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    }),
+  );
   base.middlewareStack.add(
     (next) => async (args) => {
       try {

@@ -1,5 +1,6 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ConfigError } from '../config';
+import { traced } from '../tracing';
 import type { ClientTlsMaterial, ClientTlsReader } from './client-tls';
 
 /**
@@ -9,10 +10,12 @@ import type { ClientTlsMaterial, ClientTlsReader } from './client-tls';
  * reported by what is wrong with it.
  */
 export function secretTlsReader(secretId: string): ClientTlsReader {
-  const client = new SecretsManagerClient({
-    maxAttempts: 3,
-    requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
-  });
+  const client = traced(
+    new SecretsManagerClient({
+      maxAttempts: 3,
+      requestHandler: { connectionTimeout: 1000, requestTimeout: 3000 },
+    }),
+  );
   return async () => {
     const out = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
     return materialFrom(out.SecretString);

@@ -5,7 +5,8 @@
  * only: serverless.yml knows nothing of it. A server of its own, beside serverless offline rather
  * than inside it (offline has no supported way to add a route that is not a function): it serves
  * the page and passes the page's GET requests for the API on to offline, so that the page and the
- * API it reads share one origin.
+ * API it reads share one origin. Beside it, each notification's path (notification-path.ts) under
+ * NOTIFICATIONS_PATH: `/<trace id>` its page, `/<trace id>/data` its steps; alone, the recent ones.
  */
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
@@ -13,10 +14,14 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { localWidgets, type MetricsHistory } from './metrics';
+import type { TraceJournal } from './notification-path';
 
 export const DASHBOARD_PATH = '/_local/dashboard';
 /** Under DASHBOARD_PATH, the API's routes (app.js reads them there, never knowing its base path). */
 const API_PATH = '/api';
+/** Under DASHBOARD_PATH: a notification's path by its trace id, or the recent ones. */
+export const NOTIFICATIONS_PATH = '/notifications';
+const PATH_PAGE = new URL('./notification-page.html', import.meta.url);
 
 const require = createRequire(import.meta.url);
 /** The page, its script and the charting library (uPlot, from node_modules): nothing from elsewhere. */
@@ -28,6 +33,10 @@ const FILES: Record<string, { file: URL | string; type: string }> = {
     type: 'text/javascript; charset=utf-8',
   },
   '/uplot.css': { file: require.resolve('uplot/dist/uPlot.min.css'), type: 'text/css; charset=utf-8' },
+  '/notification-page.js': {
+    file: new URL('./notification-page.js', import.meta.url),
+    type: 'text/javascript; charset=utf-8',
+  },
 };
 
 /** The page reads the API (GET only) through the dashboard's own origin: `target` is the API's URL. */
@@ -49,11 +58,14 @@ function forwardToApi(req: http.IncomingMessage, res: http.ServerResponse, targe
  */
 export async function startDashboard({
   history,
+  journal,
   api,
   port,
   portRequired = false,
 }: {
   history: MetricsHistory;
+  /** The notifications' log lines by trace id (notification-path.ts). */
+  journal: TraceJournal;
   api: string;
   port: number;
   portRequired?: boolean;
@@ -78,6 +90,18 @@ export async function startDashboard({
         };
         res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         res.end(JSON.stringify(data));
+      } else if (rest === NOTIFICATIONS_PATH || rest.startsWith(`${NOTIFICATIONS_PATH}/`)) {
+        const [traceId = '', data] = rest.slice(NOTIFICATIONS_PATH.length + 1).split('/');
+        if (traceId === 'data' || data === 'data') {
+          const body = traceId === 'data' ? journal.recent() : journal.path(traceId);
+          res.writeHead(body ? 200 : 404, {
+            'content-type': 'application/json',
+            'cache-control': 'no-store',
+          });
+          res.end(JSON.stringify(body ?? []));
+        } else {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(await readFile(PATH_PAGE));
+        }
       } else {
         const asset = FILES[rest];
         if (!asset) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');

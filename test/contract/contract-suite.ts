@@ -14,6 +14,7 @@ import createClient, { type Client } from 'openapi-fetch';
 import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTraceparent } from '../../lib/tracing';
 import { version as packageVersion } from '../../package.json';
 import { type Consumer, startConsumer } from '../support/consumer';
 import { lockStateEvent } from '../support/fixtures';
@@ -462,6 +463,10 @@ export function contractSuite(host: ContractHost): void {
         expect(timestamp).toBeGreaterThanOrEqual(before - 1);
         expect(timestamp).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) + 1);
         expect(received.headers['user-agent']).toBe(`${host.serviceName}/${packageVersion}`);
+        // Tracing: the trace named to the producer (traceresponse) is the consumer's (traceparent).
+        const trace = parseTraceparent(reply.headers.get('traceresponse') ?? undefined);
+        expect(trace?.traceId, String(reply.headers.get('traceresponse'))).toMatch(/^[0-9a-f]{32}$/);
+        expect(received.headers.traceparent).toMatch(new RegExp(`^00-${trace?.traceId}-[0-9a-f]{16}-01$`));
         // What a consumer does with standardwebhooks: it verifies, and a forged copy does not.
         const headers = {
           'webhook-id': String(received.headers['webhook-id']),
@@ -513,6 +518,7 @@ export function contractSuite(host: ContractHost): void {
         expect(initial?.headers['webhook-id']).toMatch(/\S/);
         expect(initial?.headers['webhook-timestamp']).toMatch(/^\d+$/);
         expect(initial?.headers['user-agent']).toBe(`${host.serviceName}/${packageVersion}`);
+        expect(parseTraceparent(String(initial?.headers.traceparent))).toBeDefined();
         const firstSecret = reply.body.SigningSecret;
         expect(verifiedBody(firstSecret, initial)).toEqual(event);
 

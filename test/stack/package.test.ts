@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import dgram from 'node:dgram';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler as emitGauges } from '../../functions/schedule/emit-gauges';
 import { validateEvent } from '../../lib/domain/event';
 import { ROUTES } from '../../lib/http/routes';
@@ -11,6 +13,7 @@ import queues from '../../lib/queue/queues.json';
 import { producerGrants } from '../../lib/services';
 import { deadLetterItem } from '../../lib/store/dead-letter-store';
 import tableSchema from '../../lib/store/table-schema.json';
+import { xrayTraceIdOf } from '../../lib/tracing';
 import packageJson from '../../package.json';
 import { DEFAULT_CONSUMERS } from '../../scripts/local-queue';
 import { api, freshNode, LOCK_STATE, registerPublisher } from '../support/api';
@@ -310,9 +313,16 @@ describe('serverless package --stage prod', () => {
           PolicyDocument: { Statement: { Action: string[]; Resource: unknown[] }[] };
         }[]
       ).flatMap((policy) => policy.PolicyDocument.Statement);
-      const granted = statements.flatMap((s) => s.Action).filter((action) => !action.startsWith('logs:'));
+      const granted = statements
+        .flatMap((s) => s.Action)
+        .filter((action) => !action.startsWith('logs:') && !action.startsWith('xray:'));
       expect([...new Set(granted)].sort(), name).toEqual(actions);
-      for (const statement of statements) {
+      // X-Ray's two actions take no resource; they are the only ones granted on "*".
+      const xray = statements.filter((s) => s.Action.some((action) => action.startsWith('xray:')));
+      expect(xray, name).toEqual([
+        { Effect: 'Allow', Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Resource: '*' },
+      ]);
+      for (const statement of statements.filter((s) => !xray.includes(s))) {
         expect(
           statement.Action.some((action) => action.includes('*')),
           name,
@@ -694,6 +704,24 @@ describe('serverless package --stage prod', () => {
     for (const key of Object.keys(stage.RouteSettings)) expect(declared, key).toContain(key);
   });
 
+  it('traces every function with X-Ray: active tracing, and the packaged handler records its subsegment, its AWS calls and the trace id', async () => {
+    const functions = byType(iam.template, 'AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(24);
+    for (const [name, fn] of functions) expect(fn.Properties.TracingConfig, name).toEqual({ Mode: 'Active' });
+    // HTTP APIs cannot trace; nothing in the stack claims to.
+    expect(JSON.stringify(byType(iam.template, 'AWS::ApiGatewayV2::Stage'))).not.toContain('Tracing');
+
+    const traceId = `${Math.floor(Date.now() / 1000).toString(16)}${'a1b2c3d4e5f6'.repeat(2)}`;
+    const segments = await runPackagedTraced(iam, 'Health', xrayTraceIdOf(traceId));
+    const handler = segments.find((segment) => segment.name === '## functions/http/health.handler');
+    expect(handler, JSON.stringify(segments)).toMatchObject({
+      trace_id: xrayTraceIdOf(traceId),
+      annotations: { traceId, ColdStart: true, Service: 'ocloud-notifications' },
+    });
+    // The store's client is captured: its GetItem is a subsegment of its own.
+    expect(segments.some((segment) => segment.name === 'DynamoDB')).toBe(true);
+  });
+
   it('keeps logs for the configured retention', () => {
     const groups = byType(iam.template, 'AWS::Logs::LogGroup');
     expect(groups.length).toBeGreaterThanOrEqual(15);
@@ -812,6 +840,59 @@ await handler({}, { awsRequestId: 'package-test', getRemainingTimeInMillis: () =
     });
     return stdout.split('\n').filter((line) => line.includes('"_aws"'));
   } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs one packaged HTTP function (`GET /health`'s event) as Lambda runs it with active tracing: the
+ * runtime's environment, the invocation's `_X_AMZN_TRACE_ID`, and an X-Ray daemon address where
+ * this test listens. Returns the (sub)segment documents the function sent.
+ */
+async function runPackagedTraced(
+  packaged: { dir: string; template: Template },
+  name: string,
+  xrayTraceId: string,
+): Promise<Array<{ name: string; trace_id?: string; annotations?: Record<string, unknown> }>> {
+  const fn = packaged.template.Resources[`${name}LambdaFunction`];
+  if (!fn) throw new Error(`the template has no ${name} function`);
+  const daemon = dgram.createSocket('udp4');
+  const documents: string[] = [];
+  daemon.on('message', (message) => documents.push(message.toString().split('\n')[1] ?? ''));
+  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+  const outside = await mkdtemp(join(tmpdir(), 'ocloud-traced-'));
+  try {
+    const key = String((fn.Properties.Code as { S3Key: unknown }).S3Key);
+    await run('unzip', ['-q', join(packaged.dir, key.split('/').pop() ?? ''), '-d', outside]);
+    const handler = String(fn.Properties.Handler);
+    const file = join(outside, `${handler.slice(0, handler.lastIndexOf('.'))}.mjs`);
+    const deployed = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
+    const script = `const { handler } = await import(${JSON.stringify(file)});
+await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'package-test', getRemainingTimeInMillis: () => 10000 });`;
+    await run(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: outside,
+      env: {
+        PATH: process.env.PATH,
+        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(AWS_|TABLE_NAME)/.test(k))),
+        ...Object.fromEntries(Object.entries(deployed).filter(([, v]) => typeof v === 'string')),
+        TABLE_NAME: process.env.TABLE_NAME,
+        AWS_EMF_ENVIRONMENT: 'Local',
+        EVENT: JSON.stringify(httpApiEvent({ method: 'GET', path: '/health' })),
+        // What the Lambda runtime sets, with active tracing.
+        AWS_LAMBDA_FUNCTION_NAME: `ocloud-notifications-prod-${name}`,
+        AWS_EXECUTION_ENV: `AWS_Lambda_${String(fn.Properties.Runtime)}`,
+        AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+        LAMBDA_TASK_ROOT: outside,
+        _HANDLER: handler,
+        _X_AMZN_TRACE_ID: `Root=${xrayTraceId};Parent=53995c3f42cd8ad8;Sampled=1`,
+        AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
+      },
+      timeout: 60_000,
+    });
+    await vi.waitFor(() => expect(documents.join()).toContain('## functions/'), { timeout: 5000 });
+    return documents.map((document) => JSON.parse(document));
+  } finally {
+    daemon.close();
     await rm(outside, { recursive: true, force: true });
   }
 }

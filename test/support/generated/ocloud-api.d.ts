@@ -1134,7 +1134,10 @@ export interface operations {
     publishEvent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description W3C Trace Context: the producer's trace, which the event's notifications join (its trace id is kept; the sampled flag too). An invalid one is ignored, as W3C says; without one the service starts the trace. */
+                traceparent?: string;
+            };
             path: {
                 /** @description Any string that is not a known id is a 404. */
                 publisherId: components["parameters"]["PublisherId"];
@@ -1159,6 +1162,8 @@ export interface operations {
             /** @description Accepted: it is the current state now and is delivered to every covering subscription. */
             202: {
                 headers: {
+                    /** @description W3C Trace Context (`00-<trace id>-<span id>-<flags>`): the trace every notification of this event carries to its consumer in `traceparent`. */
+                    traceresponse?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1258,6 +1263,8 @@ export interface operations {
                 "webhook-timestamp": string;
                 /** @description Standard Webhooks: `v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">` keyed with the base64-decoded part of the subscription's secret after `whsec_`, and `v1a,<base64 ed25519 signature of the same content>` made with the service's key listed at GET /signing-keys, all space-separated. During a secret's rotation grace period two `v1` signatures. Accept the notification when any one signature verifies (with `v1a`: under any listed key). */
                 "webhook-signature": string;
+                /** @description W3C Trace Context: the notification's trace, one per notification from its `POST …/events` (the producer's own when it sent one; a new subscriber's initial and current-state notifications are in the trace of its subscribe, a redriven dead letter in its redrive's), and a span of its own for each attempt. Join it to follow the notification in your own traces. */
+                traceparent: string;
                 "User-Agent": string;
             };
             path?: never;
