@@ -153,7 +153,10 @@ async function main() {
     const synceLock = `${synceNode}/synce1/sync/synce-status/lock-state`;
     const synceQuality = `${synceNode}/synce1/sync/synce-status/clock-quality`;
     // The follower locks once its port's QL has been received for recover_time (10 s).
-    if (synce) await arrival(synceLock, 'LOCKED', 0);
+    if (synce) {
+      await synce.logged(synce.follower, /act on EEC_LOCKED/, 'the follower synce4l to lock', 60_000);
+      await arrival(synceLock, 'LOCKED', 0);
+    }
 
     // The plain loop: the same lock-state event straight to the service, POST → 202 and → consumer.
     const baselineEndToEnd = [];
