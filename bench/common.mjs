@@ -29,14 +29,21 @@ process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * Bundles `entry` (a project file; or `source`, written to the run's folder first) with the options
- * serverless-esbuild passes esbuild for esbuild.config.cjs (its own `exclude` mapped, the rest dropped).
+ * serverless-esbuild passes esbuild for esbuild.config.cjs (its own `exclude` mapped, the rest, `watch` too, dropped).
  * @param {string} entry @param {string} [source]
  */
 export async function bundle(entry, source) {
   const file = source === undefined ? join(PROJECT_DIR, entry) : join(dir, `${entry}.ts`);
   if (source !== undefined) writeFileSync(file, source);
   const outfile = join(dir, `${entry.replaceAll('/', '-')}${BUNDLE_EXTENSION}`);
-  const { exclude, packager: _p, outputFileExtension: _e, outputWorkFolder: _w, ...options } = BUNDLING;
+  const {
+    exclude,
+    packager: _p,
+    outputFileExtension: _e,
+    outputWorkFolder: _w,
+    watch: _o,
+    ...options
+  } = BUNDLING;
   const external = /** @type {string[]} */ (exclude ?? []);
   const common = { absWorkingDir: PROJECT_DIR, logLevel: /** @type {const} */ ('error'), metafile: true };
   const { metafile } = await build({ ...options, ...common, external, entryPoints: [file], outfile });
