@@ -59,6 +59,19 @@ beforeAll(async () => {
   await appendFile(join(clone, '.git', 'info', 'exclude'), 'node_modules\n');
   await git('config', 'user.name', 'Release Test');
   await git('config', 'user.email', 'release-test@example.com');
+  // Right after a release HEAD's Unreleased section is empty, and a release refuses that: the
+  // clone's has a note of its own, as a change waiting for the next release would.
+  const changelog = read('CHANGELOG.md');
+  if (/## \[Unreleased\]\s*\n## \[/.test(changelog)) {
+    writeFileSync(
+      join(clone, 'CHANGELOG.md'),
+      changelog.replace(
+        '## [Unreleased]\n',
+        "## [Unreleased]\n\n### Fixed\n\n- The release test's change.\n",
+      ),
+    );
+    await git('commit', '--quiet', '-am', 'a change for the release test');
+  }
 });
 
 afterAll(async () => {
