@@ -60,12 +60,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(consumers.map((consumer) => consumer.close()));
-  const child = service?.process;
-  if (child?.pid && child.exitCode === null) {
-    const exited = once(child, 'exit');
-    process.kill(-child.pid, 'SIGINT');
-    await exited;
-  }
+  await service?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 

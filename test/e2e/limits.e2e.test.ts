@@ -5,7 +5,6 @@
  * (`PUBLISHER_EVENT_RATE=… npm start`).
  */
 import { execFile } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,12 +32,7 @@ beforeAll(async () => {
 }, 160_000);
 
 afterAll(async () => {
-  const child = service?.process;
-  if (child?.pid && child.exitCode === null) {
-    const exited = once(child, 'exit');
-    process.kill(-child.pid, 'SIGINT');
-    await exited;
-  }
+  await service?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 

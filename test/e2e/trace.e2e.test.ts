@@ -4,7 +4,6 @@
  * every attempt, on the log lines of every function that handled the notification (publishEvent,
  * fanOut, deliver), and the local dashboard's path page shows its steps in Chromium.
  */
-import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -33,12 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await consumer?.close();
-  const child = service?.process;
-  if (child?.pid && child.exitCode === null) {
-    const exited = once(child, 'exit');
-    process.kill(-child.pid, 'SIGINT');
-    await exited;
-  }
+  await service?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vi } from 'vitest';
@@ -15,6 +16,8 @@ export interface NpmStart {
   process: ChildProcess;
   /** Everything it printed so far, stdout and stderr. */
   output: () => string;
+  /** Ctrl-C, as in a terminal: SIGINT to its process group; resolves once it exited. */
+  stop: () => Promise<void>;
 }
 
 /**
@@ -56,5 +59,11 @@ export async function startNpmStart(
     queueUrl: /Local queue \(SQS protocol\) at (\S+?),/.exec(output)?.[1] ?? '',
     process: child,
     output: () => output,
+    stop: async () => {
+      if (!child.pid || child.exitCode !== null) return;
+      const exited = once(child, 'exit');
+      process.kill(-child.pid, 'SIGINT');
+      await exited;
+    },
   };
 }
