@@ -805,62 +805,19 @@ async function loadPackagedHandlers(packaged: { dir: string; template: Template 
 }
 
 /**
- * Runs the packaged gauges function once as Lambda runs it (a fresh Node process, its environment
- * from the template plus what Lambda sets, against DynamoDB Local) and returns the lines it printed
- * on stdout that carry embedded metrics.
+ * Runs one packaged function once as Lambda runs it: unzipped into a fresh folder, a fresh Node
+ * process, its environment from the template plus what the Lambda runtime sets (and `runtime`'s
+ * additions), against DynamoDB Local and the test's table instead of the stack's. Returns stdout.
  */
-async function runPackagedGauges(packaged: { dir: string; template: Template }): Promise<string[]> {
-  const fn = packaged.template.Resources.EmitGaugesLambdaFunction;
-  if (!fn) throw new Error('the template has no EmitGauges function');
-  const outside = await mkdtemp(join(tmpdir(), 'ocloud-gauges-'));
-  try {
-    const key = String((fn.Properties.Code as { S3Key: unknown }).S3Key);
-    await run('unzip', ['-q', join(packaged.dir, key.split('/').pop() ?? ''), '-d', outside]);
-    const handler = String(fn.Properties.Handler);
-    const file = join(outside, `${handler.slice(0, handler.lastIndexOf('.'))}.mjs`);
-    const deployed = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
-    const script = `const { handler } = await import(${JSON.stringify(file)});
-await handler({}, { awsRequestId: 'package-test', getRemainingTimeInMillis: () => 10000 });`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
-      cwd: outside,
-      env: {
-        PATH: process.env.PATH,
-        // DynamoDB Local and the test's table instead of the stack's.
-        ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(AWS_|TABLE_NAME)/.test(k))),
-        ...Object.fromEntries(Object.entries(deployed).filter(([, v]) => typeof v === 'string')),
-        TABLE_NAME: process.env.TABLE_NAME,
-        // What the Lambda runtime sets.
-        AWS_LAMBDA_FUNCTION_NAME: 'ocloud-notifications-prod-emitGauges',
-        AWS_EXECUTION_ENV: `AWS_Lambda_${String(fn.Properties.Runtime)}`,
-        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
-        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-        AWS_LAMBDA_LOG_STREAM_NAME: '2026/11/24/[$LATEST]package-test',
-      },
-      timeout: 60_000,
-    });
-    return stdout.split('\n').filter((line) => line.includes('"_aws"'));
-  } finally {
-    await rm(outside, { recursive: true, force: true });
-  }
-}
-
-/**
- * Runs one packaged HTTP function (`GET /health`'s event) as Lambda runs it with active tracing: the
- * runtime's environment, the invocation's `_X_AMZN_TRACE_ID`, and an X-Ray daemon address where
- * this test listens. Returns the (sub)segment documents the function sent.
- */
-async function runPackagedTraced(
+async function runPackaged(
   packaged: { dir: string; template: Template },
   name: string,
-  xrayTraceId: string,
-): Promise<Array<{ name: string; trace_id?: string; annotations?: Record<string, unknown> }>> {
+  event: unknown,
+  runtime: (folder: string, handler: string) => Record<string, string>,
+): Promise<string> {
   const fn = packaged.template.Resources[`${name}LambdaFunction`];
   if (!fn) throw new Error(`the template has no ${name} function`);
-  const daemon = dgram.createSocket('udp4');
-  const documents: string[] = [];
-  daemon.on('message', (message) => documents.push(message.toString().split('\n')[1] ?? ''));
-  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
-  const outside = await mkdtemp(join(tmpdir(), 'ocloud-traced-'));
+  const outside = await mkdtemp(join(tmpdir(), 'ocloud-packaged-'));
   try {
     const key = String((fn.Properties.Code as { S3Key: unknown }).S3Key);
     await run('unzip', ['-q', join(packaged.dir, key.split('/').pop() ?? ''), '-d', outside]);
@@ -869,31 +826,69 @@ async function runPackagedTraced(
     const deployed = (fn.Properties.Environment as { Variables: Record<string, unknown> }).Variables;
     const script = `const { handler } = await import(${JSON.stringify(file)});
 await handler(JSON.parse(process.env.EVENT), { awsRequestId: 'package-test', getRemainingTimeInMillis: () => 10000 });`;
-    await run(process.execPath, ['--input-type=module', '-e', script], {
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], {
       cwd: outside,
       env: {
         PATH: process.env.PATH,
         ...Object.fromEntries(Object.entries(process.env).filter(([k]) => /^(AWS_|TABLE_NAME)/.test(k))),
         ...Object.fromEntries(Object.entries(deployed).filter(([, v]) => typeof v === 'string')),
         TABLE_NAME: process.env.TABLE_NAME,
-        AWS_EMF_ENVIRONMENT: 'Local',
-        EVENT: JSON.stringify(httpApiEvent({ method: 'GET', path: '/health' })),
-        // What the Lambda runtime sets, with active tracing.
-        AWS_LAMBDA_FUNCTION_NAME: `ocloud-notifications-prod-${name}`,
+        EVENT: JSON.stringify(event),
+        // What the Lambda runtime sets.
+        AWS_LAMBDA_FUNCTION_NAME: `ocloud-notifications-prod-${name.charAt(0).toLowerCase()}${name.slice(1)}`,
         AWS_EXECUTION_ENV: `AWS_Lambda_${String(fn.Properties.Runtime)}`,
-        AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
-        LAMBDA_TASK_ROOT: outside,
-        _HANDLER: handler,
-        _X_AMZN_TRACE_ID: `Root=${xrayTraceId};Parent=53995c3f42cd8ad8;Sampled=1`,
-        AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
+        ...runtime(outside, handler),
       },
       timeout: 60_000,
     });
+    return stdout;
+  } finally {
+    await rm(outside, { recursive: true, force: true });
+  }
+}
+
+/** The packaged gauges function, run once: the lines it printed that carry embedded metrics. */
+async function runPackagedGauges(packaged: { dir: string; template: Template }): Promise<string[]> {
+  const stdout = await runPackaged(packaged, 'EmitGauges', {}, () => ({
+    AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '256',
+    AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+    AWS_LAMBDA_LOG_STREAM_NAME: '2026/11/24/[$LATEST]package-test',
+  }));
+  return stdout.split('\n').filter((line) => line.includes('"_aws"'));
+}
+
+/**
+ * Runs one packaged HTTP function (`GET /health`'s event) as Lambda runs it with active tracing: the
+ * invocation's `_X_AMZN_TRACE_ID`, and an X-Ray daemon address where this test listens. Returns the
+ * (sub)segment documents the function sent.
+ */
+async function runPackagedTraced(
+  packaged: { dir: string; template: Template },
+  name: string,
+  xrayTraceId: string,
+): Promise<Array<{ name: string; trace_id?: string; annotations?: Record<string, unknown> }>> {
+  const daemon = dgram.createSocket('udp4');
+  const documents: string[] = [];
+  daemon.on('message', (message) => documents.push(message.toString().split('\n')[1] ?? ''));
+  await new Promise<void>((resolve) => daemon.bind(0, '127.0.0.1', resolve));
+  try {
+    await runPackaged(
+      packaged,
+      name,
+      httpApiEvent({ method: 'GET', path: '/health' }),
+      (folder, handler) => ({
+        AWS_EMF_ENVIRONMENT: 'Local',
+        AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
+        LAMBDA_TASK_ROOT: folder,
+        _HANDLER: handler,
+        _X_AMZN_TRACE_ID: `Root=${xrayTraceId};Parent=53995c3f42cd8ad8;Sampled=1`,
+        AWS_XRAY_DAEMON_ADDRESS: `127.0.0.1:${(daemon.address() as AddressInfo).port}`,
+      }),
+    );
     await vi.waitFor(() => expect(documents.join()).toContain('## functions/'), { timeout: 5000 });
     return documents.map((document) => JSON.parse(document));
   } finally {
     daemon.close();
-    await rm(outside, { recursive: true, force: true });
   }
 }
 
