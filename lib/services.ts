@@ -213,8 +213,18 @@ export function delivery(): DeliveryPort {
   });
 }
 
+/**
+ * Fan-out, which attempts a small batch's notifications itself (the deliver function's
+ * DeliveryBatch, built on first use) rather than queueing them: docs/delivery.md.
+ */
 export function fanOut(): FanOut {
-  return kept(fanOut, () => new FanOut(subscriptionStore(), queue()));
+  return kept(
+    fanOut,
+    () =>
+      new FanOut(subscriptionStore(), queue(), {}, Date.now, (entries, metrics) =>
+        deliveryBatch().deliverNow(entries, metrics),
+      ),
+  );
 }
 
 /** The back-off between a notification's attempts (about 1 s, 2 s, 4 s … at most 5 min). */

@@ -4,13 +4,14 @@ import middy from '@middy/core';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { notificationTrace, parseFanOutMessage } from '../../lib/delivery/messages';
 import { logger } from '../../lib/logger';
-import { emitMetrics } from '../../lib/metrics';
+import { emitMetrics, metricsOf } from '../../lib/metrics';
 import { readOrDeadLetter } from '../../lib/queue/unreadable-message';
 import { fanOut, fanOutBackoff, queue } from '../../lib/services';
 import { tracing } from '../../lib/tracing';
 
 /**
- * FanOutQueue → one delivery message per covering subscription. An unreadable message is
+ * FanOutQueue → the notifications of each covering subscription, attempted here when the batch
+ * has few, else packed onto the delivery queue. An unreadable message is
  * dead-lettered at once, with why; a record that failed otherwise is retried by the queue after a
  * notification's short back-off (someone waits for its notifications), until the fan-out queue's
  * maxReceiveCount (docs/delivery.md: "Poison messages").
@@ -21,8 +22,9 @@ export const handler = middy<SQSEvent, SQSBatchResponse, Error, Context>()
   .use(emitMetrics())
   .handler(async (event, context) => {
     // The records of a batch are independent events (a storm): fanned out side by side, sharing
-    // the first pages of the ancestors they have in common and filling the same send requests.
-    const batch = fanOut().batch();
+    // the first pages of the ancestors they have in common and filling the same send requests;
+    // a batch of few notifications is delivered here (docs/delivery.md).
+    const batch = fanOut().batch(metricsOf(context));
     const fanOutRecord = async (record: SQSRecord) => {
       let traceId: string | undefined;
       try {

@@ -6,7 +6,13 @@ import { readOrDeadLetter } from '../queue/unreadable-message';
 import { Coalescer } from './coalescer';
 import type { AttemptResult, Deliverer } from './deliverer';
 import type { FailedRecordBackoff } from './failed-record-backoff';
-import { type DeadLetter, type DeliveryMessage, parseDeliveryQueueMessage } from './messages';
+import {
+  type DeadLetter,
+  type DeliveryMessage,
+  deliveryMessageOf,
+  type PackEntry,
+  parseDeliveryQueueMessage,
+} from './messages';
 
 /** One received message of the delivery queue, as an SQS event record gives it. */
 export interface ReceivedMessage {
@@ -18,6 +24,12 @@ export interface ReceivedMessage {
   /** Its first receive (ms since the epoch): where a redriven dead letter's new retry window starts. */
   readonly firstReceivedAt?: number;
 }
+
+/** Where an attempt's notification came from, for its attempt count and the log. */
+type Origin = Pick<ReceivedMessage, 'messageId' | 'receiveCount'>;
+
+/** Notifications attempted where they were fanned out: their first attempt, in no queue message. */
+const FANNED_OUT_HERE: Origin = { messageId: 'fanned out here', receiveCount: 1 };
 
 /** What becomes of a notification after its attempt: nothing more, or another attempt later. */
 type Next =
@@ -89,15 +101,33 @@ export class DeliveryBatch {
     }
     const [single] = parsed.notifications;
     if (!parsed.packed && single) return this.keepSingle(message, single, metrics);
-    const left = await Promise.all(
-      parsed.notifications.map(async (notification) => {
-        const next = await this.attempt(notification, message, metrics);
-        return next.kind === 'done' || (await this.leave(notification, next));
-      }),
-    );
+    const left = await this.attemptEach(parsed.notifications, message, metrics);
     if (left.every(Boolean)) return false;
     await this.storeFailure.hide(message);
     return true;
+  }
+
+  /**
+   * Fan-out's notifications attempted in its own invocation (lib/delivery/fan-out.ts): as a pack's,
+   * all at once, each to try again later leaving as a message of its own. For each, false when
+   * that message could not be sent: the fan-out's record then fails and is run again.
+   */
+  deliverNow(entries: readonly PackEntry[], metrics: Metrics): Promise<boolean[]> {
+    return this.attemptEach(entries.map(deliveryMessageOf), FANNED_OUT_HERE, metrics);
+  }
+
+  /** Each notification attempted at once; true for each done, or on the queue for its next attempt. */
+  private attemptEach(
+    notifications: readonly DeliveryMessage[],
+    origin: Origin,
+    metrics: Metrics,
+  ): Promise<boolean[]> {
+    return Promise.all(
+      notifications.map(async (notification) => {
+        const next = await this.attempt(notification, origin, metrics);
+        return next.kind === 'done' || (await this.leave(notification, next));
+      }),
+    );
   }
 
   /** A message of one notification is kept for its retry, hidden for its back-off. */
@@ -119,11 +149,7 @@ export class DeliveryBatch {
   }
 
   /** One attempt of one notification of `message`, and what must follow it. */
-  private async attempt(
-    notification: DeliveryMessage,
-    message: ReceivedMessage,
-    metrics: Metrics,
-  ): Promise<Next> {
+  private async attempt(notification: DeliveryMessage, message: Origin, metrics: Metrics): Promise<Next> {
     // Every receive of this message was an attempt (a lease wait sends the notification anew, below).
     const attempt = (notification.attemptsMade ?? 0) + message.receiveCount;
     const later = (delayMs: number, waited = false): Next => ({

@@ -1,6 +1,7 @@
 import type { Subscription } from '../domain/model';
 import type { SubscriptionStore } from '../domain/ports';
 import { selfAndAncestors } from '../domain/resource-address';
+import type { Metrics } from '../metrics';
 import { type QueuePort, SEND_BATCH_SIZE } from '../queue/queue-port';
 import {
   type FanOutContinuation,
@@ -24,6 +25,13 @@ type Page = Awaited<ReturnType<SubscriptionStore['subscriptionsAt']>>;
 const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
 
 /**
+ * Attempts notifications in the invocation that fanned them out (DeliveryBatch.deliverNow): for
+ * each, true once it is done (delivered, dropped, dead-lettered) or on the delivery queue for a
+ * later attempt, false when it could not be put there.
+ */
+export type DeliverNow = (entries: readonly PackEntry[], metrics: Metrics) => Promise<boolean[]>;
+
+/**
  * The delivery packs of one fan-out invocation, filled across its pages and events: a storm's
  * event has a subscriber or two per address, and the ten events of a queue batch then go out as
  * one pack — one message, one request, one place in a deliver invocation's batch — rather than
@@ -33,34 +41,60 @@ const DEFAULTS: FanOutSettings = { pagesPerInvocation: 10, reserveMs: 5000 };
  * and go as soon as every run is waiting on a further page or done. Each run learns the outcome
  * of the requests that carried its notifications, so a failed request fails the events it
  * carried, whose queue retries them (the repeats are dropped by the ordering cursors).
+ *
+ * With `deliverNow`, a batch whose runs have all ended before any pack went to the queue — the
+ * lone event, a storm's batch: fewer than ten packs — is not queued at all: its notifications are
+ * attempted here, and only those to be tried again later go to the delivery queue, each by itself
+ * (docs/delivery.md, "Delivered where fanned out"). That spares the lone event a queue hop: its
+ * send, its receive and its delete, and an invocation.
  */
 export class DeliverySends {
   private open = new OpenPack();
   private readonly full: OpenPack[] = [];
   private busy = 0;
+  /** Runs begun and not yet ended. */
+  private active = 0;
+  /** Whether a pack of this batch has gone to the delivery queue: then every other pack goes too. */
+  private queued = false;
 
-  constructor(private readonly queue: QueuePort) {}
+  constructor(
+    private readonly queue: QueuePort,
+    private readonly deliverNow?: (entries: readonly PackEntry[]) => Promise<boolean[]>,
+  ) {}
+
+  /** A run begins turning its pages into notifications. */
+  begin(): void {
+    this.active += 1;
+    this.hold();
+  }
+
+  /** A run has read its last page (or failed): once no run is busy, everything waiting goes. */
+  end(): void {
+    this.active -= 1;
+    this.release();
+  }
 
   /** A run is turning pages into notifications: partial packs and requests wait for it. */
   hold(): void {
     this.busy += 1;
   }
 
-  /** A run is done, or waits on a read: once no run is busy, everything waiting goes. */
+  /** A run waits on a read: once no run is busy, everything waiting goes. */
   release(): void {
     this.busy -= 1;
     if (this.busy > 0) return;
     if (this.open.builder.size > 0) this.closeOpen();
-    this.sendFirst(this.full.length);
+    if (this.deliverNow && this.active === 0 && !this.queued) this.deliverHere(this.full.splice(0));
+    else this.sendFirst(this.full.length);
   }
 
   /** Resolves when every one of `entries` is on the queue; rejects if a request carrying one failed. */
   add(entries: readonly PackEntry[]): Promise<void> {
     const packs = new Set<OpenPack>();
     for (const entry of entries) {
-      if (!this.open.builder.add(entry)) {
+      if (!this.open.add(entry)) {
         this.closeOpen();
-        this.open.builder.add(entry);
+        this.open.add(entry);
       }
       packs.add(this.open);
     }
@@ -75,6 +109,7 @@ export class DeliverySends {
 
   private sendFirst(count: number): void {
     if (count === 0) return;
+    this.queued = true;
     const taken = this.full.splice(0, count);
     this.queue
       .send(
@@ -90,11 +125,31 @@ export class DeliverySends {
         },
       );
   }
+
+  /** Attempts the packs' notifications here; a pack fails when one of its own could not be queued for later. */
+  private deliverHere(packs: OpenPack[]): void {
+    if (packs.length === 0 || !this.deliverNow) return;
+    this.deliverNow(packs.flatMap((pack) => pack.entries)).then(
+      (results) => {
+        let at = 0;
+        for (const pack of packs) {
+          const own = results.slice(at, at + pack.entries.length);
+          at += pack.entries.length;
+          if (own.every(Boolean)) pack.resolve();
+          else pack.reject(new Error('a notification to try again could not be put on the delivery queue'));
+        }
+      },
+      (error: unknown) => {
+        for (const pack of packs) pack.reject(error);
+      },
+    );
+  }
 }
 
 /** A pack being filled or waiting to be sent, and the outcome of the request that carries it. */
 class OpenPack {
   readonly builder = new PackBuilder();
+  readonly entries: PackEntry[] = [];
   readonly sent: Promise<void>;
   resolve!: () => void;
   reject!: (reason: unknown) => void;
@@ -105,6 +160,13 @@ class OpenPack {
       this.reject = reject;
     });
     this.sent.catch(() => undefined); // its runs observe it
+  }
+
+  /** False when the entry does not fit: close this pack and add it to the next. */
+  add(entry: PackEntry): boolean {
+    if (!this.builder.add(entry)) return false;
+    this.entries.push(entry);
+    return true;
   }
 }
 
@@ -132,13 +194,22 @@ export class FanOut {
     private readonly queue: QueuePort,
     settings: Partial<FanOutSettings> = {},
     private readonly clock: () => number = Date.now,
+    /** Attempts a small batch's notifications where they were fanned out (DeliverySends); none: all are queued. */
+    private readonly deliverNow?: DeliverNow,
   ) {
     this.settings = { ...DEFAULTS, ...settings };
   }
 
-  /** The state the events of one queue batch share (`run`). */
-  batch(): FanOutBatch {
-    return { firstPages: new Map(), deliveries: new DeliverySends(this.queue) };
+  /** The state the events of one queue batch share (`run`); `metrics` counts what is delivered here. */
+  batch(metrics?: Metrics): FanOutBatch {
+    const deliverNow = this.deliverNow;
+    return {
+      firstPages: new Map(),
+      deliveries: new DeliverySends(
+        this.queue,
+        deliverNow && metrics && ((entries) => deliverNow(entries, metrics)),
+      ),
+    };
   }
 
   /**
@@ -185,7 +256,7 @@ export class FanOut {
       sent.catch(() => undefined);
       sends.push(sent);
     };
-    deliveries.hold();
+    deliveries.begin();
     try {
       outer: for (const [i, ancestor] of pending.entries()) {
         let page = await (startPages[i] as Promise<Page>);
@@ -214,7 +285,7 @@ export class FanOut {
       readError = error;
     } finally {
       // Before awaiting the sends: the partial batch holding this run's last messages waits for it.
-      deliveries.release();
+      deliveries.end();
     }
     // Every send settles before this returns or throws, so none is left running unobserved.
     const results = await Promise.allSettled(sends);

@@ -183,6 +183,17 @@ const EMPTY_PACK_BYTES = Buffer.byteLength(
   JSON.stringify({ kind: 'deliveries', events: [], deliveries: [] } satisfies DeliveryPack),
 );
 
+/** The notification of one pack entry, as the delivery queue's reader gives it from the entry's pack. */
+export function deliveryMessageOf({ subscription, accepted, enqueuedAt }: PackEntry): DeliveryMessage {
+  return {
+    kind: 'delivery',
+    subscriptionId: subscription.id,
+    subscriptionCreatedAt: subscription.createdAt,
+    ...acceptedPart(accepted),
+    enqueuedAt: enqueuedAt.toISOString(),
+  };
+}
+
 /** The bodies of the packs that carry `entries`, in their order. */
 export function packDeliveries(entries: readonly PackEntry[]): string[] {
   const bodies: string[] = [];

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { bundle, serverlessFunctions } from '../../bench/common.mjs';
 
 /** Raised only with the measured size + 10% and the reason in docs/benchmarks.md: it guards, it does not shape. */
-const OWN_CODE_BUDGET_KIB = 72;
+const OWN_CODE_BUDGET_KIB = 80;
 
 /** The bytes of a bundle that are our own code or middy. */
 const ownCodeBytes = (inputs: [string, { bytesInOutput: number }][]) =>

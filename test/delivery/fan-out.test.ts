@@ -7,9 +7,11 @@ import {
   fanOutMessage,
   PACK_MAX_BYTES,
   PACK_MAX_DELIVERIES,
+  type PackEntry,
   parseDeliveryQueueMessage,
   parseFanOutMessage,
 } from '../../lib/delivery/messages';
+import type { Metrics } from '../../lib/metrics';
 import { subscriptionStore } from '../../lib/services';
 import { lockStateEvent, uniqueCluster } from '../support/fixtures';
 import { RecordingQueue } from '../support/recording-queue';
@@ -199,6 +201,22 @@ describe('fan-out continuations', () => {
     expect(to(two)).toEqual([...siteSubscribers].sort());
   });
 
+  it('reads anew in every batch: a subscription made after one batch read its address is in the next', async () => {
+    // The pages a batch shares are read once its events are accepted, and live for that batch
+    // only: a subscription made before an event is accepted always receives it.
+    const site = `/${uniqueCluster()}/site-1`;
+    const first = await subscribe(site, 1);
+    const queue = new RecordingQueue();
+    const fanOut = new FanOut(subscriptionStore(), queue);
+    const one = acceptedAt(`${site}/node-1`);
+    await fanOut.run(one, undefined, fanOut.batch());
+    const later = await subscribe(site, 1);
+    const two = acceptedAt(`${site}/node-2`);
+    await fanOut.run(two, undefined, fanOut.batch());
+    expect(subscriptionsSentFor(queue, one)).toEqual(first);
+    expect(subscriptionsSentFor(queue, two)).toEqual([...first, ...later].sort());
+  });
+
   it('packs the notifications of the events of one batch into one message', async () => {
     // A storm's shape: ten nodes of one site, a subscriber per node and one for the site. Sent
     // page by page, one message per notification, that was 20 messages; packed, it is one.
@@ -230,6 +248,68 @@ describe('fan-out continuations', () => {
     };
     const fanOut = new FanOut(subscriptionStore(), refusing);
     const batch = fanOut.batch();
+    const results = await Promise.allSettled(
+      [`${site}/node-1`, `${site}/node-2`].map((node) => fanOut.run(acceptedAt(node), undefined, batch)),
+    );
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+});
+
+describe('delivered where fanned out', () => {
+  /** A deliverNow that notes what it was given and answers `ok` for each. */
+  function deliverNowNoting(ok = true) {
+    const given: PackEntry[][] = [];
+    const deliverNow = async (entries: readonly PackEntry[]) => {
+      given.push([...entries]);
+      return entries.map(() => ok);
+    };
+    return { given, deliverNow };
+  }
+  const metrics = { count: () => undefined, deliveryLatency: () => undefined } as unknown as Metrics;
+
+  it("attempts a storm batch's notifications itself, once every event is fanned out, and queues none", async () => {
+    const site = `/${uniqueCluster()}/site-1`;
+    const siteSubscriber = await subscribe(site, 1);
+    const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
+    const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
+    const queue = new RecordingQueue();
+    const { given, deliverNow } = deliverNowNoting();
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
+    const batch = fanOut.batch(metrics);
+    const events = nodes.map((node) => acceptedAt(node));
+    await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)));
+    expect(queue.sent.delivery).toEqual([]);
+    // One call for the whole batch: the twenty notifications are attempted side by side.
+    expect(given).toHaveLength(1);
+    const to = (m: FanOutMessage) =>
+      (given[0] ?? [])
+        .filter((entry) => entry.accepted.event.id === m.event.id)
+        .map((entry) => entry.subscription.id)
+        .sort();
+    events.forEach((m, n) => {
+      expect(to(m)).toEqual([...siteSubscriber, ...(nodeSubscribers[n] ?? [])].sort());
+    });
+  });
+
+  it('queues a batch of ten packs or more, as packs, and attempts none of it itself', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    const count = 10 * PACK_MAX_DELIVERIES + 1;
+    await subscribe(node, count);
+    const queue = new RecordingQueue();
+    const { given, deliverNow } = deliverNowNoting();
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
+    expect(await fanOut.run(acceptedAt(node), undefined, fanOut.batch(metrics))).toBe(count);
+    expect(given).toEqual([]);
+    expect(notificationsSent(queue)).toHaveLength(count);
+  });
+
+  it('fails the events whose notification could not be put on the delivery queue for a later attempt', async () => {
+    const site = `/${uniqueCluster()}/site-1`;
+    await subscribe(site, 1);
+    const queue = new RecordingQueue();
+    const { deliverNow } = deliverNowNoting(false);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
+    const batch = fanOut.batch(metrics);
     const results = await Promise.allSettled(
       [`${site}/node-1`, `${site}/node-2`].map((node) => fanOut.run(acceptedAt(node), undefined, batch)),
     );

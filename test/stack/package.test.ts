@@ -274,8 +274,18 @@ describe('serverless package --stage prod', () => {
         'dynamodb:UpdateItem',
         'sqs:SendMessage',
       ],
+      // Fan-out delivers a small batch's notifications itself: what deliver may do (docs/delivery.md).
       FanOut: [
+        'dynamodb:BatchGetItem',
+        'dynamodb:BatchWriteItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PartiQLUpdate',
+        'dynamodb:PutItem',
         'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'kms:Decrypt',
+        'secretsmanager:GetSecretValue',
         'sqs:ChangeMessageVisibility',
         'sqs:DeleteMessage',
         'sqs:GetQueueAttributes',
@@ -472,7 +482,7 @@ describe('serverless package --stage prod', () => {
     ]);
   });
 
-  it('grants the TLS client secret to the two functions that send to consumers only, and deliver only that secret and the signing key', () => {
+  it('grants the TLS client secret to the three functions that send to consumers only, and deliver and fan-out only that secret and the signing key', () => {
     const readers = (template: Template) =>
       byType(template, 'AWS::IAM::Role').flatMap(([name, role]) =>
         (
@@ -488,6 +498,7 @@ describe('serverless package --stage prod', () => {
     expect(granted.map(({ name }) => name).sort()).toEqual([
       'CreateSubscriptionIamRoleLambdaExecution',
       'DeliverIamRoleLambdaExecution',
+      'FanOutIamRoleLambdaExecution',
     ]);
     for (const { resource } of granted) {
       expect(resource).toContain(TLS_SECRET_ARN);
@@ -495,15 +506,19 @@ describe('serverless package --stage prod', () => {
     }
     // Without the parameter, a name no secret has: nothing can be read.
     for (const { resource } of readers(iam.template)) expect(resource).toContain('no-endpoint-tls-secret');
-    const deliver = (
-      (jwt.template.Resources.DeliverIamRoleLambdaExecution?.Properties.Policies ?? []) as {
-        PolicyDocument: { Statement: { Action: string[]; Resource: unknown[] }[] };
-      }[]
-    ).flatMap((policy) => policy.PolicyDocument.Statement);
-    const kms = deliver.filter((statement) => statement.Action.some((action) => action.startsWith('kms:')));
-    expect(kms).toEqual([
-      { Effect: 'Allow', Action: ['kms:Decrypt'], Resource: [{ 'Fn::GetAtt': ['SigningKey', 'Arn'] }] },
-    ]);
+    for (const sender of ['Deliver', 'FanOut']) {
+      const statements = (
+        (jwt.template.Resources[`${sender}IamRoleLambdaExecution`]?.Properties.Policies ?? []) as {
+          PolicyDocument: { Statement: { Action: string[]; Resource: unknown[] }[] };
+        }[]
+      ).flatMap((policy) => policy.PolicyDocument.Statement);
+      const kms = statements.filter((statement) =>
+        statement.Action.some((action) => action.startsWith('kms:')),
+      );
+      expect(kms, sender).toEqual([
+        { Effect: 'Allow', Action: ['kms:Decrypt'], Resource: [{ 'Fn::GetAtt': ['SigningKey', 'Arn'] }] },
+      ]);
+    }
     const withSecret = byType(jwt.template, 'AWS::Lambda::Function')
       .filter(
         ([, fn]) =>
@@ -512,7 +527,11 @@ describe('serverless package --stage prod', () => {
       )
       .map(([name]) => name)
       .sort();
-    expect(withSecret).toEqual(['CreateSubscriptionLambdaFunction', 'DeliverLambdaFunction']);
+    expect(withSecret).toEqual([
+      'CreateSubscriptionLambdaFunction',
+      'DeliverLambdaFunction',
+      'FanOutLambdaFunction',
+    ]);
   });
 
   it('alarms on the 5xx rate, throttling, the failed-attempt rate, the oldest delivery and anything dead-lettered (notifications or clean-up jobs), notifying the alarm topic', () => {
