@@ -193,7 +193,6 @@ export class FanOut {
     private readonly store: SubscriptionStore,
     private readonly queue: QueuePort,
     settings: Partial<FanOutSettings> = {},
-    private readonly clock: () => number = Date.now,
     /** Attempts a small batch's notifications where they were fanned out (DeliverySends); none: all are queued. */
     private readonly deliverNow?: DeliverNow,
   ) {
@@ -223,7 +222,10 @@ export class FanOut {
     remainingMs: () => number = () => Number.POSITIVE_INFINITY,
     { firstPages, deliveries }: FanOutBatch = this.batch(),
   ): Promise<number> {
-    const now = new Date(this.clock());
+    // Each notification's retry window counts from the event's acceptance, the same in every run of
+    // this message: a run again after a fault (or a crash mid-delivery) makes the same notifications,
+    // whose ordering leases know them as their own (docs/delivery.md, "Repeats").
+    const enqueuedAt = new Date(message.acceptedAt);
     const ancestors = selfAndAncestors(message.resourceAddress);
     const from = message.continuation;
     const first = from ? Math.max(0, ancestors.indexOf(from.ancestor)) : 0;
@@ -250,7 +252,7 @@ export class FanOut {
       count += subscriptions.length;
       if (subscriptions.length === 0) return;
       const sent = deliveries.add(
-        subscriptions.map((subscription) => ({ subscription, accepted: message, enqueuedAt: now })),
+        subscriptions.map((subscription) => ({ subscription, accepted: message, enqueuedAt })),
       );
       // Awaited below, once every page is read; a send failing before then is not unhandled.
       sent.catch(() => undefined);

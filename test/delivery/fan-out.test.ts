@@ -274,7 +274,7 @@ describe('delivered where fanned out', () => {
     const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
     const queue = new RecordingQueue();
     const { given, deliverNow } = deliverNowNoting();
-    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, deliverNow);
     const batch = fanOut.batch(metrics);
     const events = nodes.map((node) => acceptedAt(node));
     await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)));
@@ -297,7 +297,7 @@ describe('delivered where fanned out', () => {
     await subscribe(node, count);
     const queue = new RecordingQueue();
     const { given, deliverNow } = deliverNowNoting();
-    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, deliverNow);
     expect(await fanOut.run(acceptedAt(node), undefined, fanOut.batch(metrics))).toBe(count);
     expect(given).toEqual([]);
     expect(notificationsSent(queue)).toHaveLength(count);
@@ -308,7 +308,7 @@ describe('delivered where fanned out', () => {
     await subscribe(site, 1);
     const queue = new RecordingQueue();
     const { deliverNow } = deliverNowNoting(false);
-    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, deliverNow);
     const batch = fanOut.batch(metrics);
     const results = await Promise.allSettled(
       [`${site}/node-1`, `${site}/node-2`].map((node) => fanOut.run(acceptedAt(node), undefined, batch)),
