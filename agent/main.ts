@@ -298,7 +298,7 @@ async function main(): Promise<void> {
   const agent = new NodeAgent(
     config.node,
     config.maxOffsetNs,
-    // Serving, an event goes to the node's subscribers first, and from there to the outbox.
+    // Serving, an event goes to the outbox and to the node's subscribers side by side.
     node ? node.sink : outbox,
     () => sender.kick(),
     log,
@@ -419,18 +419,19 @@ async function serveNode(
     );
     process.exit(1);
   });
-  // The agent's events, each address's in order: one publish at a time. One the node cannot take
-  // (its disk failing) still goes to the region.
+  // The agent's events go to the region's outbox as they are seen, and to the node's API beside it,
+  // each address's in order: one publish at a time. The node does not forward them again, so each
+  // goes to the region once, whether or not the node can take it (its disk failing).
   let chain = Promise.resolve();
   const sink = {
     push: (item: QueuedEvent) => {
+      outbox.push(item);
+      sender.kick();
       chain = chain.then(() =>
         host.publish(item).catch((error: unknown) => {
           log(
-            `the node's API could not take ${item.event.type} for ${item.address} (${String(error)}); sending it to the region only`,
+            `the node's API could not take ${item.event.type} for ${item.address} (${String(error)}); the region gets it all the same`,
           );
-          outbox.push(item);
-          sender.kick();
         }),
       );
     },

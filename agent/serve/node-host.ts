@@ -39,7 +39,10 @@ export interface NodeHostOptions {
   /** The node's store, under the state directory: one per node, as the outbox is one per node and region. */
   readonly storeDir: string;
   readonly listen: { readonly host: string; readonly port: number };
-  /** Every event accepted on the node, for the region (the agent's outbox). */
+  /**
+   * Every event another producer publishes on the node, once accepted, for the region (the
+   * agent's outbox). The agent's own (`NodeHost.publish`) are in the outbox already.
+   */
   readonly forward: (event: QueuedEvent) => void;
   /** What the agent follows and how the region answers, for GET /health. */
   readonly status: () => NodeStatus;
@@ -51,7 +54,11 @@ export interface NodeHost {
   readonly url: string;
   /** Registers one of the agent's own publishers on the node (once; again is harmless). */
   register(address: string): Promise<string>;
-  /** Publishes one of the agent's own events on the node, as a producer's POST …/events would. */
+  /**
+   * Publishes one of the agent's own events on the node, as a producer's POST …/events would,
+   * except that it is not forwarded: the agent puts its own events in the outbox as it sees them,
+   * so that the region's copy waits for neither the node's disk nor its queue.
+   */
   publish(item: QueuedEvent): Promise<void>;
   stop(): Promise<void>;
 }
@@ -62,6 +69,10 @@ const KEY_ROTATION_CHECK_MS = 24 * 3600 * 1000;
 export async function startNodeHost(options: NodeHostOptions): Promise<NodeHost> {
   const journal = Journal.open(join(options.stateDir, options.storeDir));
   const nodeQueue = new NodeQueue(journal);
+  /** The agent's own events being published on the node (`publish`): in the outbox already. */
+  const agentsOwn = new Set<string>();
+  const ownKey = (address: string, event: Pick<QueuedEvent['event'], 'source' | 'id'>) =>
+    `${address}\n${event.source}\n${event.id}`;
   serveWith({
     subscriptionStore: (box) => new DiskSubscriptionStore(journal, box),
     secretBox: () => new AesGcmSecretBox(localDataKey(signingKeyFile(options.stateDir))),
@@ -82,8 +93,10 @@ export async function startNodeHost(options: NodeHostOptions): Promise<NodeHost>
         );
       return fileTlsReader(tls.source, tls.caFile);
     },
-    forwardAccepted: async (accepted: AcceptedEvent) =>
-      options.forward({ address: accepted.resourceAddress, event: accepted.event }),
+    forwardAccepted: async (accepted: AcceptedEvent) => {
+      if (agentsOwn.has(ownKey(accepted.resourceAddress, accepted.event))) return;
+      options.forward({ address: accepted.resourceAddress, event: accepted.event });
+    },
     scope: new NodeScope(options.node),
   });
   queue(); // the queue is the node's from the start: the poller and the functions share it
@@ -134,7 +147,13 @@ export async function startNodeHost(options: NodeHostOptions): Promise<NodeHost>
     url: server.url,
     register: publisherFor,
     async publish(item) {
-      await publish().publish(await publisherFor(item.address), item.event);
+      const key = ownKey(item.address, item.event);
+      agentsOwn.add(key);
+      try {
+        await publish().publish(await publisherFor(item.address), item.event);
+      } finally {
+        agentsOwn.delete(key);
+      }
     },
     async stop() {
       clearInterval(rotation);
