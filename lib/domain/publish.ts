@@ -31,7 +31,7 @@ const ADDRESS_CACHE_SIZE = 10_000;
 export class Publish {
   /**
    * Publisher id → address. A publisher's address never changes, and a deleted publisher is
-   * caught by the condition of the accept transaction, so a warm publish needs no read.
+   * caught by the condition of the accept update, so a warm publish needs no read.
    */
   private readonly addresses = new Map<string, string>();
 

@@ -1,6 +1,6 @@
 /**
  * The first publish for a publisher on an instance that has not seen it (a cold Lambda): the
- * address is read while the accept transaction runs, and the transaction checks the source
+ * address is read while the accept update runs, and the update checks the source
  * itself. Each test builds a new `Publish`, so every publish here takes that path, against the
  * real table.
  */

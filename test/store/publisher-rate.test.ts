@@ -1,5 +1,5 @@
 /**
- * The rate the publish transaction keeps on the state item (GCRA, docs/security.md), across
+ * The rate the publish update keeps on the state item (GCRA, docs/security.md), across
  * instances: each store guesses the update's branch from what it wrote itself, and a wrong guess
  * costs one more update, never a wrong answer.
  */
