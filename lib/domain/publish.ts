@@ -58,7 +58,8 @@ export class Publish {
     let validated: ValidatedEvent;
     try {
       validated = this.checkTime(validateEvent(body));
-      // Values on no common node fit no publisher (the store takes none such): say which one is off this one's node.
+      // Values on no common node fit no publisher (the store takes no such event): say which one
+      // is off this one's node, or that there is no publisher.
       const { source, data } = validated.event;
       if (possiblePublisherAddresses(data.values, source).length === 0) {
         const publisherAddress = await address;

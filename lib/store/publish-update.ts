@@ -28,9 +28,9 @@ export interface RateStep {
 
 /**
  * Make the event the current state if the publisher exists, its address is one of those the event
- * allows (at or above every value's address, ending with the source), it is the producer's (or nobody's),
- * the event is not the current one already and not older, and (with `rate`) the rate's branch
- * holds. lib/domain/acceptance.ts `judgeAcceptance` is the same rule; the old item that a failed
+ * allows (at or above every value's address, ending with the source), it is the producer's (or
+ * nobody's), the event is not the current one already and not older, and (with `rate`) the rate's
+ * branch holds. lib/domain/acceptance.ts `judgeAcceptance` is the same rule; the old item that a failed
  * condition returns (ALL_OLD) is judged by it to tell the refusals apart.
  */
 export function acceptEventUpdate(e: EventToAccept, rate?: RateStep): Update {
