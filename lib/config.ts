@@ -33,7 +33,6 @@ export interface Config {
   readonly networkPolicy: { readonly mode: NetworkPolicyMode; readonly allowList: readonly string[] };
   readonly sanityCheckTimeoutMs: number;
   readonly deliveryTimeoutMs: number;
-  readonly dedupTtlSeconds: number;
   /**
    * How far ahead of the service's clock an event's `time` may be. An event accepted from a
    * producer whose clock runs ahead becomes the current state, and every correct event after the
@@ -177,7 +176,6 @@ export function loadConfig(env: Env): Config {
     // client gives up (and, seeing no answer, may retry, meet a 409 and delete all it owns).
     sanityCheckTimeoutMs: positiveInt(env, 'SANITY_CHECK_TIMEOUT_MS', 1000, 60_000),
     deliveryTimeoutMs: positiveInt(env, 'DELIVERY_TIMEOUT_MS', 2000, 60_000),
-    dedupTtlSeconds: positiveInt(env, 'DEDUP_TTL_SECONDS', 7 * 24 * 3600, 366 * 24 * 3600),
     // 2 s: far above the skew of NTP- or PTP-disciplined clocks (milliseconds, and under 1 s after
     // a day of holdover at 10 ppm), yet a consumer is held on a wrong state for at most 2 s.
     eventTimeToleranceMs: positiveInt(env, 'EVENT_TIME_TOLERANCE_MS', 2000, 3_600_000),

@@ -316,7 +316,6 @@ export function publish(): Publish {
     publish,
     () =>
       new Publish(publisherStore(), delivery(), {
-        dedupTtlSeconds: settings.dedupTtlSeconds,
         timeToleranceMs: settings.eventTimeToleranceMs,
         rate: publisherRate(),
       }),

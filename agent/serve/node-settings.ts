@@ -25,9 +25,6 @@ export function nodeSettings(stateDir: string, env: NodeJS.ProcessEnv): Record<s
     SIGNING_KEY_FILE: signingKeyFile(stateDir),
     CURSOR_SECRET: keptSecret(join(stateDir, 'cursor-secret')),
     ENDPOINT_TLS_SECRET: undefined,
-    // A day, not the region's week: a producer on the node retries within minutes, and every
-    // accepted event's (source, id) is kept in the node's memory for as long.
-    DEDUP_TTL_SECONDS: env.DEDUP_TTL_SECONDS ?? String(24 * 3600),
   };
 }
 

@@ -24,8 +24,8 @@ export const handler = httpRoute(
       reason: result.reason,
       detail:
         result.reason === 'duplicate'
-          ? `An event with source ${result.event.source} and id ${result.event.id} was already accepted`
-          : `The event's time ${result.event.time} is older than the current state; it was not stored or delivered`,
+          ? `The event with source ${result.event.source} and id ${result.event.id} is the current state already; it was not stored or delivered again`
+          : `The event's time ${result.event.time} is older than the current state (a repeat of an event that is no longer the current state is answered so too); it was not stored or delivered`,
     });
   },
   { jsonBody: true },

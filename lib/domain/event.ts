@@ -3,8 +3,8 @@ import { EVENT_CATALOGUE } from './event-catalogue';
 import { requireExactMemberNames } from './member-names';
 import {
   isAtOrUnder,
+  isResourceSuffix,
   normaliseResourceAddress,
-  resourceSuffixes,
   selfAndAncestors,
 } from './resource-address';
 
@@ -136,7 +136,7 @@ function wireTime(time: string): string {
 
 /** Contract 5: the publisher's address must end with `source`, in whole segments. */
 function checkSource(source: string, publisherAddress: string): void {
-  if (!resourceSuffixes(publisherAddress).includes(source)) throw wrongSource(source, publisherAddress);
+  if (!isResourceSuffix(source, publisherAddress)) throw wrongSource(source, publisherAddress);
 }
 
 /**

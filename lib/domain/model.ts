@@ -72,9 +72,11 @@ export interface EventToAccept {
   readonly event: NotificationEvent;
   readonly timeKey: string;
   readonly acceptedAt: string;
-  /** Unix seconds after which the deduplication record may be forgotten. */
-  readonly dedupExpiresAt: number;
-  /** The addresses the publisher may have: at or above every `data.values[].ResourceAddress`. */
+  /**
+   * The addresses the publisher may have: at or above every `data.values[].ResourceAddress`, each
+   * followed by the source (lib/domain/event.ts `possiblePublisherAddresses`); none: no publisher
+   * takes the event.
+   */
   readonly publisherAddresses: readonly string[];
   /** The publishing principal: the publisher must be its own (or have no owner). */
   readonly producer?: string | undefined;

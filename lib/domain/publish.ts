@@ -18,8 +18,6 @@ export type PublishResult =
   | { readonly kind: 'ignored'; readonly reason: 'duplicate' | 'stale'; readonly event: NotificationEvent };
 
 export interface PublishSettings {
-  /** How long (source, id) is remembered to recognise a repeat. */
-  readonly dedupTtlSeconds: number;
   /** How far ahead of `clock` an event's `time` may be (see the configuration's EVENT_TIME_TOLERANCE_MS). */
   readonly timeToleranceMs: number;
   /** At most this many events a second per publisher, in bursts of up to `burst` (docs/security.md); none: no rate. */
@@ -33,7 +31,7 @@ const ADDRESS_CACHE_SIZE = 10_000;
 export class Publish {
   /**
    * Publisher id → address. A publisher's address never changes, and a deleted publisher is
-   * caught by the condition of the accept transaction, so a warm publish needs no read.
+   * caught by the condition of the accept update, so a warm publish needs no read.
    */
   private readonly addresses = new Map<string, string>();
 
@@ -44,24 +42,29 @@ export class Publish {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** A new event becomes the current state and goes to delivery; a repeat or an older one does not. */
+  /**
+   * A new event becomes the current state and goes to delivery; a repeat of the current state's
+   * event (`duplicate`) or an older one (`stale`, also a repeat of an event no longer current) does not.
+   */
   async publish(publisherId: string, body: unknown, producer: Producer = UNNAMED): Promise<PublishResult> {
     const known = this.addresses.get(publisherId);
     if (known !== undefined)
       return this.accept(publisherId, this.checkTime(validateEvent(body, known)), known, producer);
     if (!isServiceId(publisherId)) throw publisherNotFound(publisherId);
     // Not known to this instance yet: its address is read while the event is accepted, since the
-    // accept transaction checks the source itself. A cold instance's publish then waits for one
+    // accept update checks the source itself. A cold instance's publish then waits for one
     // round trip to the store instead of two.
     const address = this.lookUpAddress(publisherId);
     let validated: ValidatedEvent;
     try {
       validated = this.checkTime(validateEvent(body));
-      // Values on no common node fit no publisher: say which one is off this one's node.
+      // Values on no common node fit no publisher (the store takes no such event): say which one
+      // is off this one's node, or that there is no publisher.
       const { source, data } = validated.event;
       if (possiblePublisherAddresses(data.values, source).length === 0) {
         const publisherAddress = await address;
         if (publisherAddress !== undefined) throw firstValueOutside(data.values, publisherAddress, source);
+        throw publisherNotFound(publisherId);
       }
     } catch (error) {
       if ((await address) === undefined) throw publisherNotFound(publisherId);
@@ -106,7 +109,6 @@ export class Publish {
         event,
         timeKey,
         acceptedAt: acceptedAt.toISOString(),
-        dedupExpiresAt: Math.floor(acceptedAt.getTime() / 1000) + this.settings.dedupTtlSeconds,
         publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
         producer: producer.principal,
         rate: this.settings.rate && {
@@ -136,14 +138,14 @@ export class Publish {
     }
     let resourceAddress: string | undefined;
     try {
-      // A read that ran alongside the transaction may have come before the publisher existed
-      // (created a moment ago); the transaction has just found it, so a second read settles it.
+      // A read that ran alongside the update may have come before the publisher existed
+      // (created a moment ago); the update has just found it, so a second read settles it.
       resourceAddress =
         (read.status === 'fulfilled' ? read.value : undefined) ?? (await this.lookUpAddress(publisherId));
     } catch (error) {
       throw await this.undoAcceptance(publisherId, event, error);
     }
-    // Deleted since the transaction, its state with it: as if it had been deleted first.
+    // Deleted since the update, its state with it: as if it had been deleted first.
     if (resourceAddress === undefined)
       throw await this.undoAcceptance(publisherId, event, publisherNotFound(publisherId));
     try {
@@ -161,9 +163,10 @@ export class Publish {
   }
 
   /**
-   * An accepted event that nobody will be notified of (it may be the current state already):
-   * forgetting its (source, id) lets the producer's retry of the request be accepted and
-   * delivered. Returns `reason`, what to answer, which tells the producer to retry.
+   * An accepted event that nobody will be notified of (it is the current state already, unless a
+   * newer one came since): the state forgets that it is this event's, so that the producer's retry
+   * of the request (the same event, of the same time) is accepted and delivered. Returns `reason`,
+   * what to answer, which tells the producer to retry.
    */
   private async undoAcceptance(
     publisherId: string,

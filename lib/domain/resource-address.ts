@@ -50,10 +50,10 @@ export function selfAndAncestors(address: string): string[] {
 }
 
 /**
- * The addresses `address` ends with, whole segments only, shortest first: `/a/b/c` → `/c`,
- * `/b/c`, `/a/b/c`. An event's `source` must be one of them for the publisher's address.
+ * True when `address` ends with `source` in whole segments (`/a/b/c`: `/c`, `/b/c` and `/a/b/c`):
+ * an event's `source` must, for its publisher's address. Addresses have no empty segments, so a
+ * suffix that starts with `/` starts a segment.
  */
-export function resourceSuffixes(address: string): string[] {
-  const segments = address.slice(1).split('/');
-  return segments.map((_, i) => `/${segments.slice(segments.length - 1 - i).join('/')}`);
+export function isResourceSuffix(source: string, address: string): boolean {
+  return source.length > 1 && source.startsWith('/') && address.endsWith(source);
 }

@@ -1,6 +1,5 @@
 import { type NotificationEvent, wireEvent } from '../domain/event';
 import type { Publisher, PublisherState, Subscription } from '../domain/model';
-import { resourceSuffixes } from '../domain/resource-address';
 import type { Item } from './dynamo-table';
 import { keys } from './keys';
 
@@ -52,9 +51,8 @@ export function publisherStateItem(p: Publisher): Item {
     // projects them) lists publishers under an address with one query.
     endpointUri: p.endpointUri,
     createdAt: p.createdAt,
-    // What an event's source may be, so that accepting an event checks it without a read.
-    sources: new Set(resourceSuffixes(p.resourceAddress)),
-    // Who may publish: the publish transaction's condition, no read either.
+    // Who may publish: the publish update's condition, so it needs no read. (The event's source
+    // needs no attribute: the addresses its update's condition allows all end with it.)
     owner: p.owner,
   };
 }

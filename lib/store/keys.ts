@@ -78,10 +78,6 @@ export const keys = {
     sk: `${deadLetterPrefix(createdAt)}${order}`,
   }),
   deadLetterPrefix,
-  acceptedEvent: (publisherId: string, source: string, id: string) => ({
-    pk: `EVENT#${publisherId}#${source}#${id}`,
-    sk: 'EVENT',
-  }),
   /**
    * The address prefixes granted to a producer principal (`grants`, a string set), listed with
    * the others through `byList` (`PRODUCERS` / the principal).

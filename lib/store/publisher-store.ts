@@ -15,12 +15,8 @@ import { ServiceUnavailableError } from '../errors';
 import type { DynamoTable } from './dynamo-table';
 import { publisherOfState, toPublisher, toState } from './items';
 import { INDEX, INDEX_KEY, keys } from './keys';
-import {
-  acceptEventWrites,
-  createPublisherWrites,
-  deletePublisherWrites,
-  type RateStep,
-} from './transactions';
+import { acceptEventUpdate, forgetEventUpdate, type RateStep } from './publish-update';
+import { createPublisherWrites, deletePublisherWrites } from './transactions';
 
 /** Publishers whose rate an instance remembers (a node agent publishes through the same ones). */
 const RATE_CACHE_SIZE = 10_000;
@@ -87,7 +83,7 @@ export class DynamoPublisherStore implements PublisherStore {
       toleranceMs: (e.rate.burst - 1) * e.rate.intervalMs,
     };
     // The branch this instance expects from what it wrote last (idle: reset); a wrong guess (the
-    // publisher's events went through other instances too) is one transaction more, then right.
+    // publisher's events went through other instances too) is one update more, then right.
     let rateAt = this.rateAt.get(e.publisherId);
     for (let attempt = 1; ; attempt++) {
       const step: RateStep = {
@@ -130,30 +126,24 @@ export class DynamoPublisherStore implements PublisherStore {
     this.rateAt.set(publisherId, rateAt);
   }
 
-  /** One publish transaction; `rate-branch`: only the rate's branch was wrong (`rateAt` is the state's). */
+  /** One publish update; `rate-branch`: only the rate's branch was wrong (`rateAt` is the state's). */
   private async tryAccept(
     e: EventToAccept,
     rate: RateStep | undefined,
   ): Promise<AcceptOutcome | { kind: 'rate-branch'; rateAt: number | undefined; publisherAddress: string }> {
-    const failure = await this.table.transact(acceptEventWrites(this.table.name, e, rate));
-    if (!failure) return { kind: 'accepted' };
-    // The state item comes back only when its own condition failed; when that held, the repeat
-    // alone refused the event. Otherwise the rule says which condition decides (a publisher
-    // deleted meanwhile wins over a repeat: callers may know its address from a cache).
-    const stateCheck = failure[1];
-    if (stateCheck?.Code !== 'ConditionalCheckFailed') return { kind: 'duplicate' };
-    const item = stateCheck.Item;
+    const outcome = await this.table.tryUpdate(acceptEventUpdate(e, rate));
+    if (outcome.written) return { kind: 'accepted' };
+    // The condition failed: the rule, applied to the state as it was (none: no publisher), says
+    // which part of it decides.
+    const item = outcome.current.pk === undefined ? undefined : outcome.current;
     const state = item && {
       ...toState(item),
       ...(typeof item.owner === 'string' ? { owner: item.owner } : {}),
+      ...(typeof item.eventKey === 'string' ? { eventKey: item.eventKey } : {}),
     };
     // Judged without the rate: the rate's branch is the one condition the rule cannot see here.
-    const outcome = judgeAcceptance(
-      { ...e, rate: undefined },
-      state,
-      failure[0]?.Code === 'ConditionalCheckFailed',
-    );
-    if (outcome.kind !== 'accepted') return outcome;
+    const judged = judgeAcceptance({ ...e, rate: undefined }, state);
+    if (judged.kind !== 'accepted') return judged;
     // Refused by the condition, so never accepted: without a rate what is left is its time; with
     // one, the branch this instance guessed for the rate was wrong.
     if (!rate || !item) return { kind: 'stale' };
@@ -165,6 +155,6 @@ export class DynamoPublisherStore implements PublisherStore {
   }
 
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {
-    await this.table.delete({ Key: keys.acceptedEvent(publisherId, source, id) });
+    await this.table.update(forgetEventUpdate(publisherId, source, id));
   }
 }

@@ -7,6 +7,8 @@ const UNAVAILABLE = new Set([
   'InternalServerError',
   'ServiceUnavailable',
   'TransactionInProgressException',
+  // A single write that met a transaction on its item (a publish and its publisher's delete).
+  'TransactionConflictException',
   'TimeoutError',
   'RequestTimeout',
   'ResourceNotFoundException',

@@ -1,6 +1,6 @@
 /** The store's transactions as pure builders, free of the SDK: the stores send them. */
 import { initialCursor } from '../domain/delivery-cursor';
-import type { EventToAccept, InitialNotification, Publisher, Subscription } from '../domain/model';
+import type { InitialNotification, Publisher, Subscription } from '../domain/model';
 import type { TransactItem } from './dynamo-table';
 import { publisherItem, publisherStateItem, subscriptionItem } from './items';
 import { type CounterKind, keys, OWNER_SHARDS } from './keys';
@@ -129,79 +129,6 @@ export function retireAllWrites(
 }
 
 /**
- * The publish transaction: remember (source, id) until the de-duplication window ends, and make
- * the event the current state if the publisher exists, the source is one of its address's
- * suffixes, its address is at or above every value's address and the event is not older.
- */
-/**
- * A publisher's rate as the state item keeps it (GCRA): `rateAt`, the theoretical time of its next
- * event (epoch ms). An event at `nowMs` conforms when `rateAt - nowMs <= toleranceMs`; it then
- * moves `rateAt` to `max(rateAt, nowMs) + intervalMs`. An update expression has no `max`, so the
- * caller picks the branch: `reset` (the publisher was idle: `rateAt` is past or absent) or
- * `advance` (it is within its burst); a wrong pick fails the condition, whose old item says which.
- */
-export interface RateStep {
-  readonly branch: 'reset' | 'advance';
-  readonly nowMs: number;
-  readonly intervalMs: number;
-  readonly toleranceMs: number;
-}
-
-export function acceptEventWrites(tableName: string, e: EventToAccept, rate?: RateStep): TransactItem[] {
-  const addressValues: Record<string, string> = {};
-  const addressLists: string[] = [];
-  // IN takes at most 100 operands; an address has up to 256 segments.
-  for (let start = 0; start < e.publisherAddresses.length; start += 100) {
-    const names = e.publisherAddresses.slice(start, start + 100).map((address, j) => {
-      const name = `:address${start + j}`;
-      addressValues[name] = address;
-      return name;
-    });
-    addressLists.push(`resourceAddress IN (${names.join(', ')})`);
-  }
-  const addressCondition = addressLists.length > 0 ? ` AND (${addressLists.join(' OR ')})` : '';
-  const rated = rateParts(rate);
-  return [
-    {
-      Put: {
-        TableName: tableName,
-        Item: {
-          ...keys.acceptedEvent(e.publisherId, e.event.source, e.event.id),
-          expiresAt: e.dedupExpiresAt,
-        },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      },
-    },
-    {
-      Update: {
-        TableName: tableName,
-        Key: keys.publisherState(e.publisherId),
-        UpdateExpression: `SET #event = :event, timeKey = :timeKey, acceptedAt = :acceptedAt${rated.update}`,
-        ConditionExpression:
-          'attribute_exists(pk) AND contains(sources, :source) AND (attribute_not_exists(timeKey) OR timeKey <= :timeKey)' +
-          addressCondition +
-          (e.producer === undefined ? '' : ' AND (attribute_not_exists(#owner) OR #owner = :producer)') +
-          rated.condition,
-        ExpressionAttributeNames: {
-          '#event': 'event',
-          ...(e.producer === undefined ? {} : { '#owner': 'owner' }),
-        },
-        ExpressionAttributeValues: {
-          ...(e.producer === undefined ? {} : { ':producer': e.producer }),
-          ':event': JSON.stringify(e.event),
-          ':source': e.event.source,
-          ':timeKey': e.timeKey,
-          ':acceptedAt': e.acceptedAt,
-          ...addressValues,
-          ...rated.values,
-        },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-  ];
-}
-
-/**
  * The publisher's record (only if its id, hence its address, is new), its state item and the
  * counter; with `quota`, also its owner's count, on the condition that it is below the quota
  * (item 3).
@@ -273,29 +200,4 @@ export function deletePublisherWrites(
         ]
       : []),
   ];
-}
-
-/** The publish update's part for the rate: what it sets, its condition and their values. */
-function rateParts(rate: RateStep | undefined): {
-  update: string;
-  condition: string;
-  values: Record<string, number>;
-} {
-  if (rate === undefined) return { update: '', condition: '', values: {} };
-  if (rate.branch === 'reset') {
-    return {
-      update: ', rateAt = :rateNext',
-      condition: ' AND (attribute_not_exists(rateAt) OR rateAt < :rateNow)',
-      values: { ':rateNow': rate.nowMs, ':rateNext': rate.nowMs + rate.intervalMs },
-    };
-  }
-  return {
-    update: ', rateAt = rateAt + :rateInterval',
-    condition: ' AND rateAt >= :rateNow AND rateAt <= :rateLimit',
-    values: {
-      ':rateNow': rate.nowMs,
-      ':rateLimit': rate.nowMs + rate.toleranceMs,
-      ':rateInterval': rate.intervalMs,
-    },
-  };
 }

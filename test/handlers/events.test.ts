@@ -149,6 +149,33 @@ describe('POST /publishers/{publisherId}/events — 200 (ignored)', () => {
     expect(consumer.received).toHaveLength(1);
   });
 
+  it('a repeat of the current event is a duplicate; of one no longer current, stale (200 both, saying so)', async () => {
+    const { node, address, publisherId, consumer } = await publisherWithSubscriber();
+    const first = lockStateEvent({ node, time: '2024-06-01T12:00:00Z', value: 'HOLDOVER' });
+    const second = lockStateEvent({ node, time: '2024-06-01T12:00:01Z', value: 'LOCKED' });
+    await publishAccepted(publisherId, first);
+    await publishAccepted(publisherId, second);
+    await consumer.waitFor(2);
+
+    const current = await api.publish(publisherId, second);
+    const earlier = await api.publish(publisherId, first);
+
+    expect(current.status, current.rawBody).toBe(200);
+    expect(current.body).toEqual({
+      accepted: false,
+      reason: 'duplicate',
+      detail: `The event with source ${second.source} and id ${second.id} is the current state already; it was not stored or delivered again`,
+    });
+    expect(earlier.status, earlier.rawBody).toBe(200);
+    expect(earlier.body).toMatchObject({ accepted: false, reason: 'stale' });
+    expect((earlier.body as { detail: string }).detail).toContain(
+      'a repeat of an event that is no longer the current state',
+    );
+    expect(await currentState(address)).toEqual(second);
+    await waitForQueueIdle({ concerning: address });
+    expect(consumer.received).toHaveLength(2);
+  });
+
   it.each([
     { label: 'an hour older', current: '2024-06-01T12:00:00Z', older: '2024-06-01T11:00:00Z' },
     { label: '1 ns older', current: '2024-06-01T12:00:00.000000001Z', older: '2024-06-01T12:00:00Z' },

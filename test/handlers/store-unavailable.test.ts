@@ -109,16 +109,17 @@ afterAll(() => {
   for (const server of failing) server.close();
 });
 
-/** A store that answers every request as DynamoDB Local does when it fails inside. */
-async function failingStore(): Promise<string> {
+/** A store that answers every request with this error (by default as DynamoDB Local fails inside). */
+async function failingStore(
+  status = 500,
+  type = 'com.amazon.coral.service#InternalFailure',
+  message = 'The request processing has failed',
+): Promise<string> {
   const server = http.createServer((req, res) => {
     req.resume().on('end', () => {
-      res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' }).end(
-        JSON.stringify({
-          __type: 'com.amazon.coral.service#InternalFailure',
-          message: 'The request processing has failed',
-        }),
-      );
+      res
+        .writeHead(status, { 'content-type': 'application/x-amz-json-1.0' })
+        .end(JSON.stringify({ __type: type, message }));
     });
   });
   failing.push(server);
@@ -145,6 +146,18 @@ describe.each([
     // ServiceUnavailable are server faults too, retried by the client and then a 503.
     scenario: 'the store answers 500 InternalFailure',
     env: async () => ({ AWS_ENDPOINT_URL_DYNAMODB: await failingStore() }),
+  },
+  {
+    // A single write (the publish's UpdateItem) that meets a transaction on its item (the
+    // publisher's delete): the client does not retry it; the caller does, after Retry-After.
+    scenario: 'the store answers 400 TransactionConflictException',
+    env: async () => ({
+      AWS_ENDPOINT_URL_DYNAMODB: await failingStore(
+        400,
+        'com.amazonaws.dynamodb.v20120810#TransactionConflictException',
+        'Transaction is ongoing for the item',
+      ),
+    }),
   },
 ])('when $scenario', ({ env }) => {
   const saved = { ...process.env };

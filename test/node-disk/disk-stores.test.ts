@@ -57,14 +57,13 @@ function subscription(endpoint = randomUUID()): Subscription {
   };
 }
 
-function toAccept(dedupExpiresAt = Math.floor(Date.now() / 1000) + 3600): EventToAccept {
+function toAccept(): EventToAccept {
   const { event, timeKey } = validateEvent(lockStateEvent({ node: NODE }));
   return {
     publisherId: publisherIdFor(ADDRESS),
     event,
     timeKey,
     acceptedAt: new Date().toISOString(),
-    dedupExpiresAt,
     publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
   };
 }
@@ -145,7 +144,7 @@ describe('the node’s disk stores', () => {
     expect((await subscriptions.listSubscriptions(OWNER, undefined, { limit: 10 }))?.items).toEqual([]);
   });
 
-  it('forget an accepted event once its de-duplication window is over, and sweep it', async () => {
+  it('drop the accepted-event records release 0.2.0 kept, and hold the repeat rule across a restart without them', async () => {
     const first = open();
     await first.publishers.createPublisher({
       id: publisherIdFor(ADDRESS),
@@ -153,17 +152,15 @@ describe('the node’s disk stores', () => {
       endpointUri: undefined,
       createdAt: new Date().toISOString(),
     });
-    const over = toAccept(Math.floor(Date.now() / 1000) - 1);
-    expect(await first.publishers.acceptEvent(over)).toEqual({ kind: 'accepted' });
-    expect(await first.publishers.acceptEvent(over)).toEqual({ kind: 'accepted' });
-    const kept = toAccept();
-    await first.publishers.acceptEvent(kept);
-    expect(first.journal.scan('event#')).toHaveLength(2);
+    const e = toAccept();
+    expect(await first.publishers.acceptEvent(e)).toEqual({ kind: 'accepted' });
+    // What 0.2.0 wrote beside the state for each accepted event.
+    const retired = `event#${e.publisherId}#${e.event.source}#${e.event.id}`;
+    first.journal.commit([{ key: retired, value: { expiresAt: Math.floor(Date.now() / 1000) + 3600 } }]);
     first.journal.close();
     const second = open(first.dir);
-    expect(second.journal.scan('event#').map(([key]) => key)).toEqual([
-      `event#${kept.publisherId}#${kept.event.source}#${kept.event.id}`,
-    ]);
+    expect(second.journal.scan('event#')).toEqual([]);
+    expect(await second.publishers.acceptEvent(e)).toEqual({ kind: 'duplicate' });
   });
 
   it('sweep dead letters after 14 days, and cursors past their expiry', async () => {

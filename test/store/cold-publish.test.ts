@@ -1,11 +1,11 @@
 /**
  * The first publish for a publisher on an instance that has not seen it (a cold Lambda): the
- * address is read while the accept transaction runs, and the transaction checks the source
+ * address is read while the accept update runs, and the update checks the source
  * itself. Each test builds a new `Publish`, so every publish here takes that path, against the
  * real table.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../lib/config';
 import type { AcceptedEvent, DeliveryPort, PublisherStore } from '../../lib/domain/ports';
@@ -16,8 +16,6 @@ import { documentClient } from '../../lib/store/dynamo-client';
 import { keys } from '../../lib/store/keys';
 import { lockStatePublisher } from '../support/api';
 import { lockStateEvent } from '../support/fixtures';
-
-const TTL_SECONDS = 3600;
 
 /** The raw table item, to check what a refused or undone publish left behind. */
 async function item(key: Record<string, string>) {
@@ -44,7 +42,7 @@ const TOLERANCE_MS = 2000;
 
 function coldPublish(store: PublisherStore = publisherStore(), clock: () => number = Date.now) {
   const delivery = new RecordingDelivery();
-  const settings = { dedupTtlSeconds: TTL_SECONDS, timeToleranceMs: TOLERANCE_MS };
+  const settings = { timeToleranceMs: TOLERANCE_MS };
   return { publish: new Publish(store, delivery, settings, clock), delivery };
 }
 
@@ -133,7 +131,8 @@ describe('the first publish on an instance that does not know the publisher', ()
       `source "/sync/sync-status/sync-state" must be the resource part of the publisher's address ${address}`,
     );
     expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
-    expect(await item(keys.acceptedEvent(id, wrong.source, eventId))).toBeUndefined();
+    // Nor is the event remembered as the current one (a repeat of it would be a duplicate).
+    expect(await item(keys.publisherState(id))).not.toHaveProperty('eventKey');
   });
 
   it('gives the same answer for a wrong source as an instance that knows the address', async () => {
@@ -203,6 +202,24 @@ describe('the first publish on an instance that does not know the publisher', ()
     expect(retry.delivery.accepted).toHaveLength(1);
   });
 
+  it('takes the next event on a state item without the event key (as release 0.2.0 wrote it), then knows its repeat', async () => {
+    const { node, id } = await registeredPublisher();
+    const before = lockStateEvent({ node, time: '2026-11-22T10:00:00Z' });
+    await coldPublish().publish.publish(id, before);
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.publisherState(id),
+        UpdateExpression: 'REMOVE eventKey',
+      }),
+    );
+    const next = lockStateEvent({ node, time: '2026-11-22T10:00:01Z' });
+
+    expect((await coldPublish().publish.publish(id, next)).kind).toBe('accepted');
+    expect(await coldPublish().publish.publish(id, next)).toMatchObject({ reason: 'duplicate' });
+    expect(await coldPublish().publish.publish(id, before)).toMatchObject({ reason: 'stale' });
+  });
+
   it('answers 404 and undoes the acceptance when the publisher is deleted between the two', async () => {
     const { node, id } = await registeredPublisher();
     const store = publisherStore();
@@ -228,8 +245,8 @@ describe('the first publish on an instance that does not know the publisher', ()
     await expect(publish.publish(id, event)).rejects.toBeInstanceOf(NotFoundError);
 
     expect(delivery.accepted).toEqual([]);
-    expect(await publisherStore().getState(id)).toBeUndefined();
-    expect(await item(keys.acceptedEvent(id, event.source, event.id))).toBeUndefined();
+    // The undo wrote nothing either: no state item made again without its publisher.
+    expect(await item(keys.publisherState(id))).toBeUndefined();
   });
 
   it('reads the address again when the first read came before the publisher existed', async () => {
@@ -286,7 +303,8 @@ describe("values[].ResourceAddress must lie on the publisher's node", () => {
       `data.values[1].ResourceAddress "${other.address}" must be on the publisher's node: at or under ${node} (its address ${address} less the source ${event.source})`,
     );
     expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
-    expect(await item(keys.acceptedEvent(id, event.source, eventId))).toBeUndefined();
+    // Nor is the event remembered as the current one (a repeat of it would be a duplicate).
+    expect(await item(keys.publisherState(id))).not.toHaveProperty('eventKey');
   });
 
   it('a cold instance refuses a single value under another address as a warm one does', async () => {
@@ -331,7 +349,8 @@ describe("an event's time against the service's clock", () => {
       `time "${ahead.time}" is 2 s ahead of the service's clock; events may be at most 2 s ahead: check the producer's clock`,
     );
     expect(await publisherStore().getState(id)).toMatchObject({ event: undefined });
-    expect(await item(keys.acceptedEvent(id, ahead.source, eventId))).toBeUndefined();
+    // Nor is the event remembered as the current one (a repeat of it would be a duplicate).
+    expect(await item(keys.publisherState(id))).not.toHaveProperty('eventKey');
   });
 
   it('a producer whose clock ran ahead within the tolerance and stepped back recovers once the tolerance has passed', async () => {

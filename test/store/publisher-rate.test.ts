@@ -1,7 +1,7 @@
 /**
- * The rate the publish transaction keeps on the state item (GCRA, docs/security.md), across
+ * The rate the publish update keeps on the state item (GCRA, docs/security.md), across
  * instances: each store guesses the update's branch from what it wrote itself, and a wrong guess
- * costs one more transaction, never a wrong answer.
+ * costs one more update, never a wrong answer.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,6 @@ function toAccept(publisherId: string, node: string, nowMs: number, timeMs: numb
     event,
     timeKey,
     acceptedAt: new Date(nowMs).toISOString(),
-    dedupExpiresAt: Math.floor(nowMs / 1000) + 3600,
     publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
     rate: RATE,
   };

@@ -50,7 +50,7 @@ const forbidAll = () =>
 
 async function publisherWithState() {
   const { node, address, publisherId } = await lockStatePublisher({ withState: false });
-  await new Publish(publisherStore(), noDelivery, { dedupTtlSeconds: 3600, timeToleranceMs: 2000 }).publish(
+  await new Publish(publisherStore(), noDelivery, { timeToleranceMs: 2000 }).publish(
     publisherId,
     lockStateEvent({ node }),
   );

@@ -85,7 +85,6 @@ function toAccept(
     event,
     timeKey,
     acceptedAt: new Date().toISOString(),
-    dedupExpiresAt: Math.floor(Date.now() / 1000) + 3600,
     publisherAddresses: possiblePublisherAddresses(event.data.values, event.source),
   };
 }
@@ -305,8 +304,8 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         const over = await stores.publishers.acceptEvent(at('r3'));
         expect(over).toMatchObject({ kind: 'over-rate', publisherAddress: address });
         expect(over.kind === 'over-rate' && over.retryAfterMs).toBeGreaterThan(0);
-        // A repeat is still a duplicate, not counted against the rate.
-        expect(await stores.publishers.acceptEvent(at('r1'))).toEqual({ kind: 'duplicate' });
+        // A repeat of the current event is still a duplicate, not counted against the rate.
+        expect(await stores.publishers.acceptEvent(at('r2'))).toEqual({ kind: 'duplicate' });
       });
 
       it('refuses an older event as stale, takes one of the same time, and a newer one', async () => {
@@ -329,20 +328,51 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         expect((await stores.publishers.getState(p.id))?.timeKey).toBe(newer.timeKey);
       });
 
-      it('a repeat of an older event is a duplicate, not stale', async () => {
+      it('only the current event is remembered: a repeat of an older one is stale, of one of its time taken', async () => {
         const { node, p } = await publisher();
         const first = toAccept(p.id, node, { time: T1 });
-        await stores.publishers.acceptEvent(first);
-        await stores.publishers.acceptEvent(toAccept(p.id, node, { time: T2 }));
-        expect(await stores.publishers.acceptEvent(first)).toEqual({ kind: 'duplicate' });
+        const second = toAccept(p.id, node, { time: T2 });
+        expect((await stores.publishers.acceptEvent(first)).kind).toBe('accepted');
+        expect((await stores.publishers.acceptEvent(second)).kind).toBe('accepted');
+        expect(await stores.publishers.acceptEvent(first)).toEqual({ kind: 'stale' });
+        expect(await stores.publishers.acceptEvent(second)).toEqual({ kind: 'duplicate' });
+        // The same (source, id) again with a newer time is still the current event: a duplicate.
+        const later = { ...second, timeKey: toAccept(p.id, node, { time: T3 }).timeKey };
+        expect(await stores.publishers.acceptEvent(later)).toEqual({ kind: 'duplicate' });
+        const third = toAccept(p.id, node, { time: T2 });
+        expect((await stores.publishers.acceptEvent(third)).kind).toBe('accepted');
+        expect((await stores.publishers.acceptEvent(second)).kind).toBe('accepted');
+        expect((await stores.publishers.getState(p.id))?.event).toEqual(second.event);
       });
 
-      it('forgets an accepted event, so that its repeat is accepted again', async () => {
+      it('forgets an accepted event, so that its repeat is accepted again, and then knows it again', async () => {
         const { node, p } = await publisher();
         const e = toAccept(p.id, node);
         await stores.publishers.acceptEvent(e);
         await stores.publishers.forgetAcceptedEvent(p.id, e.event.source, e.event.id);
         expect(await stores.publishers.acceptEvent(e)).toEqual({ kind: 'accepted' });
+        expect(await stores.publishers.acceptEvent(e)).toEqual({ kind: 'duplicate' });
+      });
+
+      it('forgets only the current event: a newer one accepted meanwhile is still known', async () => {
+        const { node, p } = await publisher();
+        const undone = toAccept(p.id, node, { time: T1 });
+        const newer = toAccept(p.id, node, { time: T2 });
+        await stores.publishers.acceptEvent(undone);
+        await stores.publishers.acceptEvent(newer);
+        await stores.publishers.forgetAcceptedEvent(p.id, undone.event.source, undone.event.id);
+        expect(await stores.publishers.acceptEvent(newer)).toEqual({ kind: 'duplicate' });
+        expect(await stores.publishers.acceptEvent(undone)).toEqual({ kind: 'stale' });
+      });
+
+      it('forgetting an event of a publisher that is gone makes nothing', async () => {
+        const { node, p } = await publisher();
+        const e = toAccept(p.id, node);
+        await stores.publishers.acceptEvent(e);
+        await stores.publishers.deletePublisher(p.id, 'anyone', false);
+        await stores.publishers.forgetAcceptedEvent(p.id, e.event.source, e.event.id);
+        expect(await stores.publishers.getState(p.id)).toBeUndefined();
+        expect(await stores.publishers.acceptEvent(e)).toEqual({ kind: 'unknown-publisher' });
       });
 
       it('an unknown publisher, even for a repeat of an event its deleted namesake accepted', async () => {

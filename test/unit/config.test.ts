@@ -101,7 +101,6 @@ describe('loadConfig: defaults', () => {
       networkPolicy: { mode: 'allow-private', allowList: [] },
       sanityCheckTimeoutMs: 1000,
       deliveryTimeoutMs: 2000,
-      dedupTtlSeconds: 7 * 24 * 3600,
       eventTimeToleranceMs: 2000,
     });
   });
@@ -116,7 +115,7 @@ describe('loadConfig: defaults', () => {
       ENDPOINT_ALLOW_LIST: '',
       SANITY_CHECK_TIMEOUT_MS: '',
       DELIVERY_TIMEOUT_MS: ' ',
-      DEDUP_TTL_SECONDS: '',
+      EVENT_TIME_TOLERANCE_MS: '',
     });
     expect(config).toEqual(load());
   });
@@ -258,11 +257,11 @@ describe('loadConfig: CONSUMER_AUTH', () => {
 
 describe('loadConfig: positive integers', () => {
   const variables: ReadonlyArray<
-    readonly [string, 'sanityCheckTimeoutMs' | 'deliveryTimeoutMs' | 'dedupTtlSeconds']
+    readonly [string, 'sanityCheckTimeoutMs' | 'deliveryTimeoutMs' | 'eventTimeToleranceMs']
   > = [
     ['SANITY_CHECK_TIMEOUT_MS', 'sanityCheckTimeoutMs'],
     ['DELIVERY_TIMEOUT_MS', 'deliveryTimeoutMs'],
-    ['DEDUP_TTL_SECONDS', 'dedupTtlSeconds'],
+    ['EVENT_TIME_TOLERANCE_MS', 'eventTimeToleranceMs'],
   ];
 
   const good: ReadonlyArray<readonly [string, number]> = [
@@ -302,7 +301,7 @@ describe('loadConfig: positive integers', () => {
   it.each([
     ['SANITY_CHECK_TIMEOUT_MS', '60001'],
     ['DELIVERY_TIMEOUT_MS', '3000000000'],
-    ['DEDUP_TTL_SECONDS', String(367 * 24 * 3600)],
+    ['EVENT_TIME_TOLERANCE_MS', String(3_600_001)],
   ])('refuses %s = %s, above its maximum', (name, raw) => {
     expectConfigError({ ...BASE_ENV, [name]: raw }, name);
   });
@@ -359,7 +358,10 @@ describe('loadConfig: the first problem is reported even with other settings val
       'DELIVERY_TIMEOUT_MS',
     ],
     [{ TABLE_NAME: 'table', STAGE: 'prod', ENDPOINT_NETWORK_POLICY: 'open' }, 'ENDPOINT_NETWORK_POLICY'],
-    [{ TABLE_NAME: 'table', PUBLIC_BASE_URL: 'example.com', DEDUP_TTL_SECONDS: '60' }, 'PUBLIC_BASE_URL'],
+    [
+      { TABLE_NAME: 'table', PUBLIC_BASE_URL: 'example.com', EVENT_TIME_TOLERANCE_MS: '60' },
+      'PUBLIC_BASE_URL',
+    ],
     [{ STAGE: 'prod', PUBLIC_BASE_URL: 'https://notify.example.com' }, 'TABLE_NAME'],
   ];
 

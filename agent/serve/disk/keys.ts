@@ -6,7 +6,6 @@
  *   sub#<id>                                    a subscription: its members, its signing secrets sealed
  *   owner#<owner>                               the owner's generation { gen }: delete-all moves it on
  *   pub#<id>                                    a publisher with its current state
- *   event#<publisherId>#<source>#<id>           an accepted event's (source, id) { expiresAt }
  *   cursor#<subscriptionId>#<address>           a delivery cursor (lib/domain/delivery-cursor.ts)
  *   deadletter#<subscriptionId>#<createdAt>#<order>  a dead letter { letter, expiresAt }, in its
  *                                               incarnation's order (lib/domain/dead-letter.ts)
@@ -28,8 +27,6 @@ export const diskKeys = {
   owner: (owner: string) => `owner#${owner}`,
   publishers: 'pub#',
   publisher: (id: string) => `pub#${id}`,
-  acceptedEvents: 'event#',
-  acceptedEvent: (publisherId: string, source: string, id: string) => `event#${publisherId}#${source}#${id}`,
   cursors: 'cursor#',
   cursorsOf: (subscriptionId: string) => `cursor#${subscriptionId}#`,
   cursor: (subscriptionId: string, address: string) => `cursor#${subscriptionId}#${address}`,

@@ -1,4 +1,5 @@
 import { judgeAcceptance } from '../../../lib/domain/acceptance';
+import { eventKey } from '../../../lib/domain/delivery-cursor';
 import { rateStep } from '../../../lib/domain/event-rate';
 import type {
   AcceptOutcome,
@@ -11,7 +12,7 @@ import type {
 import type { PublisherStore } from '../../../lib/domain/ports';
 import { isAtOrUnder } from '../../../lib/domain/resource-address';
 import type { Journal } from './journal';
-import { bySortKey, diskKeys, ExpirySweep, type Page, type PageRequest, pageOf } from './keys';
+import { bySortKey, deletesUnder, diskKeys, type Page, type PageRequest, pageOf } from './keys';
 
 /**
  * A publisher as the journal keeps it: its record and its current state in one item (members that
@@ -24,17 +25,22 @@ interface PublisherItem {
   readonly counted?: boolean;
   /** Its event rate's next theoretical arrival (lib/domain/event-rate.ts). */
   readonly rateAt?: number;
+  /** `eventKey` of the current state's event: a repeat of it is a duplicate (lib/domain/acceptance.ts). */
+  readonly eventKey?: string;
 }
+
+/**
+ * Where release 0.2.0 kept every accepted event's (source, id) for a day: the state's `eventKey`
+ * recognises a repeat now, so these are deleted when the store opens.
+ */
+const RETIRED_ACCEPTED_EVENTS = 'event#';
 
 const NO_EVENT_YET = { event: undefined, timeKey: undefined, acceptedAt: undefined } as const;
 
 /** The publishers on the node's disk, as DynamoPublisherStore keeps them in the region. */
 export class DiskPublisherStore implements PublisherStore {
-  /** Accepted (source, id)s are forgotten once their de-duplication window is over. */
-  private readonly acceptedEvents: ExpirySweep;
-
   constructor(private readonly journal: Journal) {
-    this.acceptedEvents = new ExpirySweep(journal, diskKeys.acceptedEvents);
+    journal.commit(deletesUnder(journal, RETIRED_ACCEPTED_EVENTS));
   }
 
   async createPublisher(p: Publisher, quota?: number): Promise<CreatePublisherOutcome> {
@@ -76,19 +82,13 @@ export class DiskPublisherStore implements PublisherStore {
     return publisherState(this.journal, publisherId);
   }
 
-  /** The region's transaction as one synchronous check and one commit: the dedup record and the state together. */
+  /** The region's conditional update as one synchronous check and one commit of the publisher's item. */
   async acceptEvent(e: EventToAccept): Promise<AcceptOutcome> {
-    const now = Date.now();
-    this.acceptedEvents.sweepIfDue(now);
     const key = diskKeys.publisher(e.publisherId);
     const item = this.journal.get<PublisherItem>(key);
-    const acceptedKey = diskKeys.acceptedEvent(e.publisherId, e.event.source, e.event.id);
-    const accepted = this.journal.get<{ readonly expiresAt: number }>(acceptedKey);
-    const repeated = accepted !== undefined && accepted.expiresAt >= now / 1000;
     const outcome = judgeAcceptance(
       e,
-      item && { ...item.state, owner: item.publisher.owner, rateAt: item.rateAt },
-      repeated,
+      item && { ...item.state, owner: item.publisher.owner, rateAt: item.rateAt, eventKey: item.eventKey },
     );
     if (outcome.kind !== 'accepted' || !item) return outcome;
     const rate = e.rate && rateStep(item.rateAt, Date.parse(e.acceptedAt), e.rate);
@@ -101,18 +101,23 @@ export class DiskPublisherStore implements PublisherStore {
     // Not synced on its own: an accepted event is answered only after its fan-out message is sent
     // (lib/domain/publish.ts), and that send's sync takes this line to the disk with it; if the
     // send fails, the acceptance is forgotten. One fdatasync on the publish path instead of two.
-    this.journal.commit(
-      [
-        { key: acceptedKey, value: { expiresAt: e.dedupExpiresAt } },
-        { key, value: { ...item, state, ...(rate?.kind === 'conforms' ? { rateAt: rate.rateAt } : {}) } },
-      ],
-      { durable: false },
-    );
+    const value: PublisherItem = {
+      ...item,
+      state,
+      eventKey: eventKey(e.event),
+      ...(rate?.kind === 'conforms' ? { rateAt: rate.rateAt } : {}),
+    };
+    this.journal.commit([{ key, value }], { durable: false });
     return outcome;
   }
 
+  /** As the region's: the state's event key goes if it is still this event's. */
   async forgetAcceptedEvent(publisherId: string, source: string, id: string): Promise<void> {
-    this.journal.commit([{ key: diskKeys.acceptedEvent(publisherId, source, id) }]);
+    const key = diskKeys.publisher(publisherId);
+    const item = this.journal.get<PublisherItem>(key);
+    if (item?.eventKey !== eventKey({ source, id })) return;
+    const { eventKey: _forgotten, ...rest } = item;
+    this.journal.commit([{ key, value: rest }]);
   }
 }
 

@@ -1150,7 +1150,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Not stored and not delivered: a repeat of an accepted (source, id), or older than the current state. */
+            /** @description Not stored and not delivered: a repeat of the current state's event (`duplicate`), or older than the current state (`stale`; so is a repeat of an event that is no longer the current state). */
             200: {
                 headers: {
                     [name: string]: unknown;
