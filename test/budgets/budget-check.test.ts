@@ -49,9 +49,7 @@ describe('the budget comparison', () => {
       c.command === 'UpdateItem' ? call(c.service, c.command, billedUnits(c).write + 1) : c,
     );
     expect(overBudget('publishEvent', heavier, CALL_BUDGETS)).toEqual([
-      expect.stringMatching(
-        /^publishEvent: DynamoDB UpdateItem: \d+ write units, over its budget of \d+$/,
-      ),
+      expect.stringMatching(/^publishEvent: DynamoDB UpdateItem: \d+ write units, over its budget of \d+$/),
     ]);
   });
 
