@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Backoff } from '../backoff';
 import { eventKey } from '../domain/delivery-cursor';
 import { parseTime } from '../domain/event';
@@ -6,6 +6,7 @@ import type {
   AttemptFailure,
   CompletedAttempt,
   DeliveryAttempt,
+  DeliveryCursorKey,
   LeaseOutcome,
   Subscription,
 } from '../domain/model';
@@ -53,8 +54,20 @@ export type AttemptResult =
       readonly suspended?: boolean;
     };
 
-/** A cursor lease outlives the POST's time-out by this much, to cover the writes around it. */
-const LEASE_MARGIN_MS = 5000;
+/**
+ * A cursor lease outlives the POST's time-out by this much: the store calls before the POST and
+ * the POST's end past its time-out (its verdict waits a turn of the event loop). No write follows a
+ * 2xx (the lease commits ahead), so the lease runs out this soon after the POST.
+ */
+const LEASE_MARGIN_MS = 1000;
+/**
+ * Of that margin, what the POST may still take past its time-out: one that would start later than
+ * this before the lease's end minus the time-out is not started (the lease is released and the
+ * notification tried again), so that no POST outlives its lease.
+ */
+const POST_END_MARGIN_MS = 500;
+/** The waited-for pairs one process remembers at most (each a few dozen bytes). */
+const WAITED_FOR_KEPT = 10_000;
 /** Cursors outlive the longest retry window by a day (their TTL; refreshed on every write). */
 const CURSOR_RETENTION_SECONDS = 24 * 3600;
 /**
@@ -78,6 +91,12 @@ const STORE_ITEMS_AT_ONCE = 100;
  */
 export class Deliverer {
   private readonly shared: ReturnType<typeof sharedStoreCalls>;
+  /**
+   * The (subscription, address) pairs for which an attempt in this process was refused as leased,
+   * with that lease's end: their holder, if in this process, frees the lease at its 2xx instead of
+   * letting it run out, so that the waiter goes at its next try (docs/delivery.md, "Contention").
+   */
+  private readonly waitedFor = new Map<string, number>();
 
   constructor(
     private readonly subscriptions: SubscriptionStore,
@@ -127,6 +146,7 @@ export class Deliverer {
       return { kind: 'dropped', why: 'superseded', failed: false };
     }
     if (lease.kind === 'leased') {
+      this.rememberWaiting(cursor, lease.leaseUntil, now);
       if (now >= deadline) {
         const reason = `the retry window of ${this.windowText()} ended while an earlier notification for the address was being delivered`;
         return this.deadLetter(message, subscription, receiveCount, reason, false);
@@ -141,6 +161,16 @@ export class Deliverer {
     // The attempt is a span of the notification's trace: the consumer's `traceparent` names it.
     const span = childOf(trace);
     const sentAt = this.clock();
+    if (sentAt + this.settings.timeoutMs + POST_END_MARGIN_MS > cursor.leaseUntil) {
+      // Too late to POST within the lease (the store or the credentials were slow): try again.
+      await this.release(cursor);
+      logger.warn('delivery attempt not started: too little of its lease left', {
+        traceId: trace.traceId,
+        subscriptionId: subscription.id,
+        leaseLeftMs: cursor.leaseUntil - sentAt,
+      });
+      return { kind: 'retry', delayMs: leaseWaitMs(0, this.settings.backoff), failed: false };
+    }
     const outcome = await postJson(subscription.endpointUri, body, {
       headers: {
         ...webhookHeaders(id, body, secretsInForce(subscription.signing, now), now, credentials?.signingKey),
@@ -165,11 +195,11 @@ export class Deliverer {
       durationMs: this.clock() - sentAt,
     });
     if (verdict.kind === 'delivered') {
-      const completed = completedAttempt(cursor, message, this.clock());
-      await this.shared.completions.run(completed);
+      // The lease recorded the delivery already; it is freed early only for a waiting attempt.
+      if (this.waitedFor.delete(pairOf(cursor))) await this.shared.completions.run(cursor);
       // A 2xx resets the breaker's clock (a write only after failures).
       if (subscription.endpointFailingSince !== undefined) await this.resetFailures(subscription);
-      return { kind: 'delivered', latencyMs: completed.delivered.latencyMs ?? 0 };
+      return { kind: 'delivered', latencyMs: Math.max(0, this.clock() - Date.parse(message.acceptedAt)) };
     }
 
     // The cursor keeps the failure in the write that frees the lease (GET …/deliveries shows it).
@@ -246,7 +276,18 @@ export class Deliverer {
     }
   }
 
-  /** A lease left behind expires by itself; failing to free it early is not worth failing for. */
+  /** Notes that an attempt waits for the lease of `pair` until `leaseUntil`; forgets leases long over. */
+  private rememberWaiting(pair: DeliveryCursorKey, leaseUntil: number, now: number): void {
+    if (this.waitedFor.size >= WAITED_FOR_KEPT) {
+      for (const [key, until] of this.waitedFor) if (until < now) this.waitedFor.delete(key);
+    }
+    if (this.waitedFor.size < WAITED_FOR_KEPT) this.waitedFor.set(pairOf(pair), leaseUntil);
+  }
+
+  /**
+   * A lease left behind expires by itself; failing to free it early is not worth failing for (its
+   * cursor then stays at the attempt's event: its retry, the same message, takes it again).
+   */
   private async release(cursor: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     try {
       await this.cursors.releaseDeliveryLease(cursor, failure);
@@ -317,15 +358,9 @@ function sharedStoreCalls(subscriptions: SubscriptionStore, cursors: DeliveryCur
   };
 }
 
-/** The attempt once its consumer answered 2xx at `deliveredAt`: what its cursor keeps of the delivery. */
-function completedAttempt(
-  cursor: DeliveryAttempt,
-  message: Pick<DeliveryMessage, 'event' | 'acceptedAt'>,
-  deliveredAt: number,
-): CompletedAttempt {
-  const { source, id, time } = message.event;
-  const latencyMs = Math.max(0, deliveredAt - Date.parse(message.acceptedAt));
-  return { ...cursor, delivered: { source, id, time, deliveredAt, latencyMs } };
+/** One key per (subscription, address). */
+function pairOf(pair: DeliveryCursorKey): string {
+  return `${pair.subscriptionId}\n${pair.resourceAddress}`;
 }
 
 /**
@@ -341,21 +376,55 @@ function isFor(message: DeliveryMessage, subscription: Subscription): boolean {
 
 /**
  * The ordering cursor's view of one attempt of `message` at `now`: the lease lasts the attempt's
- * time-out plus a margin, and the cursor outlives the retry window.
+ * time-out plus a margin and records the attempt's event as delivered (with its latency from the
+ * acceptance), and the cursor outlives the retry window.
  */
 function cursorAttempt(
-  message: Pick<DeliveryMessage, 'subscriptionId' | 'resourceAddress' | 'event'>,
+  message: Pick<
+    DeliveryMessage,
+    'subscriptionId' | 'resourceAddress' | 'event' | 'acceptedAt' | 'enqueuedAt'
+  >,
   now: number,
   settings: Pick<DelivererSettings, 'timeoutMs' | 'retryWindowMs'>,
 ): DeliveryAttempt {
+  const { source, id, time } = message.event;
   return {
     subscriptionId: message.subscriptionId,
     resourceAddress: message.resourceAddress,
-    timeKey: parseTime(message.event.time),
+    timeKey: parseTime(time),
     eventKey: eventKey(message.event),
-    leaseOwner: randomUUID(),
+    leaseOwner: leaseOwnerOf(message),
     now,
     leaseUntil: now + settings.timeoutMs + LEASE_MARGIN_MS,
     expiresAt: Math.ceil((now + settings.retryWindowMs) / 1000) + CURSOR_RETENTION_SECONDS,
+    delivered: {
+      source,
+      id,
+      time,
+      deliveredAt: now,
+      latencyMs: Math.max(0, now - Date.parse(message.acceptedAt)),
+    },
   };
+}
+
+/**
+ * The lease owner of a notification: the same on every receive of its message and on the
+ * messages it leaves for its retries (they keep its `enqueuedAt`), so that it may take its own
+ * lease again after a crash mid-POST; another for the same event queued again (a fan-out's rerun
+ * has a new `enqueuedAt`), which the cursor then supersedes.
+ */
+function leaseOwnerOf(
+  message: Pick<DeliveryMessage, 'subscriptionId' | 'resourceAddress' | 'event' | 'enqueuedAt'>,
+): string {
+  return createHash('sha256')
+    .update(
+      JSON.stringify([
+        message.subscriptionId,
+        message.resourceAddress,
+        eventKey(message.event),
+        message.enqueuedAt,
+      ]),
+    )
+    .digest('base64url')
+    .slice(0, 22);
 }
