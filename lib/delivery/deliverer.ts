@@ -61,13 +61,14 @@ export type AttemptResult =
  */
 const LEASE_MARGIN_MS = 1000;
 /**
- * Of that margin, what the POST may still take past its time-out: one that would start later than
- * this before the lease's end minus the time-out is not started (the lease is released and the
- * notification tried again), so that no POST outlives its lease.
+ * Of that margin, what the POST may still take past its time-out. No POST outlives its lease: one
+ * that starts late (the store or the credentials were slow) gets a shorter time-out, ending this
+ * long before the lease; when that would be under half the time-out, it is not started (the lease
+ * is released and the notification tried again).
  */
 const POST_END_MARGIN_MS = 500;
-/** The waited-for pairs one process remembers at most (each a few dozen bytes). */
-const WAITED_FOR_KEPT = 10_000;
+/** The pairs one process remembers at most of each kind of note (each a few dozen bytes). */
+const PAIR_NOTES_KEPT = 10_000;
 /** Cursors outlive the longest retry window by a day (their TTL; refreshed on every write). */
 const CURSOR_RETENTION_SECONDS = 24 * 3600;
 /**
@@ -92,11 +93,16 @@ const STORE_ITEMS_AT_ONCE = 100;
 export class Deliverer {
   private readonly shared: ReturnType<typeof sharedStoreCalls>;
   /**
-   * The (subscription, address) pairs for which an attempt in this process was refused as leased,
-   * with that lease's end: their holder, if in this process, frees the lease at its 2xx instead of
-   * letting it run out, so that the waiter goes at its next try (docs/delivery.md, "Contention").
+   * The (subscription, address) pairs for which an attempt in this process was refused as leased:
+   * their holder, if in this process, frees the lease at its 2xx instead of letting it run out,
+   * so that the waiter goes at its next try wherever it runs (docs/delivery.md, "Contention").
    */
-  private readonly waitedFor = new Map<string, number>();
+  private readonly waiting = new PairNotes<true>();
+  /**
+   * The leases held in this process whose attempt got its 2xx, by pair: the next attempt of the
+   * pair in this process takes such a lease over at once rather than waiting for its end.
+   */
+  private readonly finished = new PairNotes<string>();
 
   constructor(
     private readonly subscriptions: SubscriptionStore,
@@ -111,7 +117,7 @@ export class Deliverer {
   async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
     const now = this.clock();
     const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
-    const cursor = cursorAttempt(message, now, this.settings);
+    const cursor = cursorAttempt(message, now, this.settings, this.finished.take(message, now));
     const trace = notificationTrace(message);
     const [subscription, lease] = await Promise.all([
       this.shared.subscriptions.run(message.subscriptionId),
@@ -146,7 +152,7 @@ export class Deliverer {
       return { kind: 'dropped', why: 'superseded', failed: false };
     }
     if (lease.kind === 'leased') {
-      this.rememberWaiting(cursor, lease.leaseUntil, now);
+      this.waiting.note(cursor, true, lease.leaseUntil, now);
       if (now >= deadline) {
         const reason = `the retry window of ${this.windowText()} ended while an earlier notification for the address was being delivered`;
         return this.deadLetter(message, subscription, receiveCount, reason, false);
@@ -161,8 +167,9 @@ export class Deliverer {
     // The attempt is a span of the notification's trace: the consumer's `traceparent` names it.
     const span = childOf(trace);
     const sentAt = this.clock();
-    if (sentAt + this.settings.timeoutMs + POST_END_MARGIN_MS > cursor.leaseUntil) {
-      // Too late to POST within the lease (the store or the credentials were slow): try again.
+    const timeoutMs = Math.min(this.settings.timeoutMs, cursor.leaseUntil - POST_END_MARGIN_MS - sentAt);
+    if (timeoutMs < this.settings.timeoutMs / 2) {
+      // Too late to POST within the lease: try again.
       await this.release(cursor);
       logger.warn('delivery attempt not started: too little of its lease left', {
         traceId: trace.traceId,
@@ -176,12 +183,12 @@ export class Deliverer {
         ...webhookHeaders(id, body, secretsInForce(subscription.signing, now), now, credentials?.signingKey),
         traceparent: formatTraceparent(span),
       },
-      timeoutMs: this.settings.timeoutMs,
+      timeoutMs,
       policy: this.policy,
       userAgent: this.settings.userAgent,
       tls: credentials?.tls,
     });
-    const verdict = judge(outcome, this.settings.timeoutMs);
+    const verdict = judge(outcome, timeoutMs);
     // A notification's path (docs/operations.md): one line per attempt, whatever its outcome.
     logger.info('delivery attempt', {
       traceId: trace.traceId,
@@ -196,7 +203,8 @@ export class Deliverer {
     });
     if (verdict.kind === 'delivered') {
       // The lease recorded the delivery already; it is freed early only for a waiting attempt.
-      if (this.waitedFor.delete(pairOf(cursor))) await this.shared.completions.run(cursor);
+      if (this.waiting.take(cursor, this.clock())) await this.shared.completions.run(cursor);
+      else this.finished.note(cursor, cursor.leaseOwner, cursor.leaseUntil, this.clock());
       // A 2xx resets the breaker's clock (a write only after failures).
       if (subscription.endpointFailingSince !== undefined) await this.resetFailures(subscription);
       return { kind: 'delivered', latencyMs: Math.max(0, this.clock() - Date.parse(message.acceptedAt)) };
@@ -276,14 +284,6 @@ export class Deliverer {
     }
   }
 
-  /** Notes that an attempt waits for the lease of `pair` until `leaseUntil`; forgets leases long over. */
-  private rememberWaiting(pair: DeliveryCursorKey, leaseUntil: number, now: number): void {
-    if (this.waitedFor.size >= WAITED_FOR_KEPT) {
-      for (const [key, until] of this.waitedFor) if (until < now) this.waitedFor.delete(key);
-    }
-    if (this.waitedFor.size < WAITED_FOR_KEPT) this.waitedFor.set(pairOf(pair), leaseUntil);
-  }
-
   /**
    * A lease left behind expires by itself; failing to free it early is not worth failing for (its
    * cursor then stays at the attempt's event: its retry, the same message, takes it again).
@@ -358,8 +358,27 @@ function sharedStoreCalls(subscriptions: SubscriptionStore, cursors: DeliveryCur
   };
 }
 
-/** One key per (subscription, address). */
-function pairOf(pair: DeliveryCursorKey): string {
+/** Notes on (subscription, address) pairs that hold until a lease's end, at most PAIR_NOTES_KEPT. */
+class PairNotes<V> {
+  private readonly notes = new Map<string, { value: V; until: number }>();
+
+  note(pair: DeliveryCursorKey, value: V, until: number, now: number): void {
+    if (this.notes.size >= PAIR_NOTES_KEPT) {
+      for (const [key, note] of this.notes) if (note.until < now) this.notes.delete(key);
+    }
+    if (this.notes.size < PAIR_NOTES_KEPT) this.notes.set(pairKey(pair), { value, until });
+  }
+
+  /** The pair's note, forgotten, if its lease has not ended by `now`. */
+  take(pair: DeliveryCursorKey, now: number): V | undefined {
+    const key = pairKey(pair);
+    const note = this.notes.get(key);
+    this.notes.delete(key);
+    return note && note.until >= now ? note.value : undefined;
+  }
+}
+
+function pairKey(pair: DeliveryCursorKey): string {
   return `${pair.subscriptionId}\n${pair.resourceAddress}`;
 }
 
@@ -377,7 +396,7 @@ function isFor(message: DeliveryMessage, subscription: Subscription): boolean {
 /**
  * The ordering cursor's view of one attempt of `message` at `now`: the lease lasts the attempt's
  * time-out plus a margin and records the attempt's event as delivered (with its latency from the
- * acceptance), and the cursor outlives the retry window.
+ * acceptance), it may take over `finishedLease`, and the cursor outlives the retry window.
  */
 function cursorAttempt(
   message: Pick<
@@ -386,9 +405,11 @@ function cursorAttempt(
   >,
   now: number,
   settings: Pick<DelivererSettings, 'timeoutMs' | 'retryWindowMs'>,
+  finishedLease: string | undefined,
 ): DeliveryAttempt {
   const { source, id, time } = message.event;
   return {
+    ...(finishedLease === undefined ? {} : { finishedLease }),
     subscriptionId: message.subscriptionId,
     resourceAddress: message.resourceAddress,
     timeKey: parseTime(time),

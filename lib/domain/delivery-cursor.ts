@@ -65,7 +65,8 @@ export function supersedes(
  * may still fail and put back what it replaced, so an attempt meanwhile is judged against that:
  * superseded when that is as new or newer, or when the lease is for this very event (its holder's
  * message carries it), else leased. The lease's own holder (`leaseOwner`: the same message again,
- * after a crash mid-POST or a lost answer) may always take it again.
+ * after a crash mid-POST or a lost answer) may always take it again, and a live lease the attempt
+ * knows ended in a 2xx (`finishedLease`) counts as run out.
  * test/store/lease-rule.test.ts holds the DynamoDB store's condition to agree.
  */
 export function leaseRefusal(
@@ -77,11 +78,12 @@ export function leaseRefusal(
     readonly replacedTimeKey?: unknown;
     readonly replacedEvent?: unknown;
   },
-  a: Pick<DeliveryAttempt, 'timeKey' | 'eventKey' | 'now' | 'leaseOwner'>,
+  a: Pick<DeliveryAttempt, 'timeKey' | 'eventKey' | 'now' | 'leaseOwner' | 'finishedLease'>,
 ): LeaseOutcome | undefined {
   if (cursor.leaseOwner === a.leaseOwner) return undefined;
   const leaseUntil = cursor.leaseUntil;
-  if (typeof leaseUntil !== 'number' || leaseUntil < a.now) {
+  const finished = a.finishedLease !== undefined && cursor.leaseOwner === a.finishedLease;
+  if (typeof leaseUntil !== 'number' || leaseUntil < a.now || finished) {
     return supersedes(cursor, a.timeKey, a.eventKey) ? { kind: 'superseded' } : undefined;
   }
   // A lease taken before leases committed ahead replaced nothing: its cursor is what was delivered.

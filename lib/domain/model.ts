@@ -164,6 +164,11 @@ export interface DeliveryAttempt extends DeliveryCursorKey {
    * writes nothing (a failed attempt's release puts back what it replaced).
    */
   readonly delivered: DeliveredEvent;
+  /**
+   * The owner of a lease on this cursor whose attempt, in this process, got its 2xx: the attempt
+   * takes it over while it is live rather than waiting for its end.
+   */
+  readonly finishedLease?: string;
 }
 
 export type LeaseOutcome =

@@ -66,7 +66,8 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
 
   /**
    * The lease for one attempt (leasedCursor), unless the cursor's event is as new or newer
-   * (superseded) or another attempt holds a live lease (leased): the rule of
+   * (superseded) or another attempt holds a live lease (leased) that has not ended in a 2xx the
+   * attempt knows of (`finishedLease`): the rule of
    * lib/domain/delivery-cursor.ts as this condition. The write keeps what it replaced (the right-hand
    * sides read the item as it was). The lease's own holder is refused by it (its cursor is at its
    * event already) and takes it again with `renew`: two writes, only for a message received again.
@@ -83,8 +84,9 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
       ConditionExpression:
         '(attribute_not_exists(deliveredTimeKey) OR deliveredTimeKey < :t OR ' +
         '(deliveredTimeKey = :t AND deliveredEvent <> :e)) AND ' +
-        '(attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        `(attribute_not_exists(leaseUntil) OR leaseUntil < :now${a.finishedLease === undefined ? '' : ' OR leaseOwner = :finished'})`,
       ExpressionAttributeValues: {
+        ...(a.finishedLease === undefined ? {} : { ':finished': a.finishedLease }),
         ':none': '',
         ':nothing': null,
         ':t': a.timeKey,

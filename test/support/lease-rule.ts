@@ -25,8 +25,11 @@ interface CursorState {
 
 type Expected = 'acquired' | 'superseded' | 'leased';
 
-/** An attempt's event, or `'holder'`: the holder's own message again (its lease owner, its event). */
-type AttemptOf = { time: string; id: string } | 'holder';
+/**
+ * An attempt's event (`afterHolder`: its process saw the holder's attempt get its 2xx), or
+ * `'holder'`: the holder's own message again (its lease owner, its event).
+ */
+type AttemptOf = { time: string; id: string; afterHolder?: true } | 'holder';
 
 const T0 = '2026-01-01T00:00:00.000000000';
 const HOLDER_EVENT = { time: '2026-01-01T00:00:09.000000000', id: 'holder' };
@@ -106,6 +109,18 @@ const CASES: [string, CursorState, AttemptOf, Expected][] = [
     'holder',
     'acquired',
   ],
+  [
+    'a live lease its process saw end in a 2xx, for a newer event: taken over',
+    { delivered: { time: T1, id: 'a' }, leaseEndsInMs: LEASE_MS, holderEvent: { time: T2, id: 'b' } },
+    { time: '2026-01-01T00:00:03.000000000', id: 'c', afterHolder: true },
+    'acquired',
+  ],
+  [
+    'a live lease its process saw end in a 2xx, for an older event: superseded (it was delivered)',
+    { delivered: { time: T1, id: 'a' }, leaseEndsInMs: LEASE_MS, holderEvent: { time: T2, id: 'b' } },
+    { time: T1, id: 'c', afterHolder: true },
+    'superseded',
+  ],
 ];
 
 const key = () => ({ subscriptionId: randomUUID(), resourceAddress: '/c/s/n/sync/ptp-status/lock-state' });
@@ -167,9 +182,11 @@ export function leaseRuleCases(cursors: () => DeliveryCursorStore): void {
         event === 'holder' && holder
           ? { ...holder, now: Date.now(), leaseUntil: Date.now() + 7000 }
           : undefined;
+      const other = attempt(pair, event === 'holder' ? HOLDER_EVENT : event);
       const outcome = await lease(
         cursors(),
-        again ?? attempt(pair, event === 'holder' ? HOLDER_EVENT : event),
+        again ??
+          (event !== 'holder' && event.afterHolder ? { ...other, finishedLease: holder?.leaseOwner } : other),
       );
       if (expected === 'leased') {
         expect(outcome).toEqual({ kind: 'leased', leaseUntil: holder?.leaseUntil });
