@@ -73,7 +73,7 @@ const PAIR_NOTES_KEPT = 10_000;
 const CURSOR_RETENTION_SECONDS = 24 * 3600;
 /**
  * Items of each kind of store call in flight at once: one BatchGetItem of subscriptions, 100 lease
- * writes, four completion batches. A deliver invocation attempts up to 250 notifications at once
+ * writes, four completion batches (only under contention). A deliver invocation attempts up to 250 notifications at once
  * (10 packs); their store calls go 100 at a time, so that a process's DynamoDB requests do not
  * pile up behind the client's sockets past their time-outs (under `npm start` one process runs
  * every invocation against DynamoDB Local). The POSTs are not bounded by it: a hanging consumer
@@ -84,11 +84,13 @@ const STORE_ITEMS_AT_ONCE = 100;
 /**
  * One attempt to deliver one notification (retried with back-off until the retry window ends;
  * 410 deletes the subscription; see the OpenAPI document's webhook): checks the subscription still
- * exists and takes the ordering lease of its (subscription, address) cursor, POSTs, and judges the
- * answer. Never throws for a consumer's failure; throws only when the store fails, and the message
- * is then retried by the queue. Attempts that run together share their store calls: one
- * BatchGetItem for their subscriptions, their leases at once, and one BatchExecuteStatement for the
- * completions of the POSTs that finish together.
+ * exists and takes the ordering lease of its (subscription, address) cursor, which records the
+ * event as delivered ahead of the POST (docs/delivery.md, "Ordering cursors"), POSTs, and judges
+ * the answer: a 2xx writes nothing more, a failure puts the cursor back. Never throws for a
+ * consumer's failure; throws only when the store fails, and the message is then retried by the
+ * queue. Attempts that run together share their store calls: one BatchGetItem for their
+ * subscriptions, their leases at once, and one BatchExecuteStatement for the completions that free
+ * early the leases other attempts of the process wait for.
  */
 export class Deliverer {
   private readonly shared: ReturnType<typeof sharedStoreCalls>;
@@ -203,7 +205,7 @@ export class Deliverer {
     });
     if (verdict.kind === 'delivered') {
       // The lease recorded the delivery already; it is freed early only for a waiting attempt.
-      if (this.waiting.take(cursor, this.clock())) await this.shared.completions.run(cursor);
+      if (this.waiting.take(cursor, this.clock())) await this.freeEarly(cursor);
       else this.finished.note(cursor, cursor.leaseOwner, cursor.leaseUntil, this.clock());
       // A 2xx resets the breaker's clock (a write only after failures).
       if (subscription.endpointFailingSince !== undefined) await this.resetFailures(subscription);
@@ -281,6 +283,15 @@ export class Deliverer {
       await this.settings.breaker?.store.clearEndpointFailure(subscription.id);
     } catch (error) {
       logger.warn('breaker write failed', { error });
+    }
+  }
+
+  /** Frees a delivered attempt's lease for its waiter; if that fails, the lease runs out anyway. */
+  private async freeEarly(completed: CompletedAttempt): Promise<void> {
+    try {
+      await this.shared.completions.run(completed);
+    } catch (error) {
+      logger.warn('could not free a delivered lease early; it will expire', { error });
     }
   }
 

@@ -196,6 +196,7 @@ it('an attempt of this process that waits for a lease has it freed at its holder
   expect(await other.attempt(later, 1)).toMatchObject({ kind: 'retry', failed: false });
   await sleep(LEASE_MS);
   expect(await other.attempt(later, 1)).toMatchObject({ kind: 'delivered' });
+  expect(ids()).toEqual([older, newer, newest, later].map((m) => m.event.id));
 });
 
 it('never starts a POST that could outlive its lease: released, tried again, nothing sent', async () => {
