@@ -113,17 +113,17 @@ export class Deliverer {
     private readonly settings: DelivererSettings,
     private readonly clock: () => number = Date.now,
   ) {
-    this.shared = sharedStoreCalls(subscriptions, cursors);
+    this.shared = sharedStoreCalls(subscriptions, cursors, clock);
   }
 
   async attempt(message: DeliveryMessage, receiveCount: number): Promise<AttemptResult> {
     const now = this.clock();
     const deadline = Date.parse(message.enqueuedAt) + this.settings.retryWindowMs;
-    const cursor = cursorAttempt(message, now, this.settings, this.finished.take(message, now));
+    const attempt = cursorAttempt(message, now, this.settings, this.finished.take(message, now));
     const trace = notificationTrace(message);
-    const [subscription, lease] = await Promise.all([
+    const [subscription, { lease, cursor }] = await Promise.all([
       this.shared.subscriptions.run(message.subscriptionId),
-      this.shared.leases.run(cursor),
+      this.shared.leases.run(attempt),
     ]);
     if (!subscription || !isFor(message, subscription)) {
       if (lease.kind === 'acquired') await this.release(cursor);
@@ -352,14 +352,33 @@ function suspendedReason(suspendedAt: number): string {
  * The store calls of the attempts that run together, each gathered into one batch call per turn of
  * the event loop.
  */
-function sharedStoreCalls(subscriptions: SubscriptionStore, cursors: DeliveryCursorStore) {
+function sharedStoreCalls(
+  subscriptions: SubscriptionStore,
+  cursors: DeliveryCursorStore,
+  clock: () => number,
+) {
   return {
     subscriptions: new Coalescer<string, Subscription | undefined>(async (ids) => {
       const live = await subscriptions.getSubscriptions(ids);
       return ids.map((id) => ({ status: 'fulfilled', value: live.get(id) }));
     }, STORE_ITEMS_AT_ONCE),
-    leases: new Coalescer<DeliveryAttempt, LeaseOutcome>(
-      (attempts) => cursors.acquireDeliveryLeases(attempts),
+    leases: new Coalescer<DeliveryAttempt, { lease: LeaseOutcome; cursor: DeliveryAttempt }>(
+      async (attempts) => {
+        // A lease starts when its write is sent, not when its attempt began: a batch may have
+        // waited for the ones before it, and that wait would eat the lease's margin.
+        const sentAt = clock();
+        const stamped = attempts.map((a) => ({
+          ...a,
+          now: sentAt,
+          leaseUntil: sentAt + a.leaseUntil - a.now,
+        }));
+        const outcomes = await cursors.acquireDeliveryLeases(stamped);
+        return outcomes.map((outcome, i) =>
+          outcome.status === 'fulfilled'
+            ? { status: 'fulfilled', value: { lease: outcome.value, cursor: stamped[i] as DeliveryAttempt } }
+            : outcome,
+        );
+      },
       STORE_ITEMS_AT_ONCE,
     ),
     completions: new Coalescer<CompletedAttempt, void>(

@@ -14,6 +14,7 @@ import { config } from '../../lib/config';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import type { NotificationEvent } from '../../lib/domain/event';
+import type { DeliveryAttempt } from '../../lib/domain/model';
 import type { DeliveryCursorStore } from '../../lib/domain/ports';
 import { subscriptionStore } from '../../lib/services';
 import { DynamoDeliveryCursors } from '../../lib/store/delivery-cursors';
@@ -23,6 +24,7 @@ import { queuedNotification } from '../support/notifications';
 import { eventAt, LOCK_STATE } from './api';
 
 const consumer = trackConsumers();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TIMEOUT_MS = 500;
 /** Past the end of a lease: the POST's time-out and the deliverer's margin of a second. */
 const LEASE_MS = TIMEOUT_MS + 1100;
@@ -43,6 +45,15 @@ function countedCursors() {
   return { cursors: new DynamoDeliveryCursors(table), table, requests };
 }
 
+/** Cursors whose leases are answered 800 ms after they were written. */
+class SlowToAnswer extends DynamoDeliveryCursors {
+  override async acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]) {
+    const outcomes = await super.acquireDeliveryLeases(attempts);
+    await sleep(800);
+    return outcomes;
+  }
+}
+
 /** The cursors of a process that crashed once its leases were taken: it writes nothing more. */
 class CrashedAfterLease extends DynamoDeliveryCursors {
   override releaseDeliveryLease(): Promise<void> {
@@ -53,19 +64,13 @@ class CrashedAfterLease extends DynamoDeliveryCursors {
   }
 }
 
-function delivererOver(cursors: DeliveryCursorStore, clock: () => number = Date.now): Deliverer {
-  return new Deliverer(
-    subscriptionStore(),
-    cursors,
-    createNetworkPolicy({ mode: 'allow-private' }),
-    {
-      timeoutMs: TIMEOUT_MS,
-      userAgent: 'test/1',
-      retryWindowMs: 3_600_000,
-      backoff: { baseMs: 100, maxMs: 1000 },
-    },
-    clock,
-  );
+function delivererOver(cursors: DeliveryCursorStore): Deliverer {
+  return new Deliverer(subscriptionStore(), cursors, createNetworkPolicy({ mode: 'allow-private' }), {
+    timeoutMs: TIMEOUT_MS,
+    userAgent: 'test/1',
+    retryWindowMs: 3_600_000,
+    backoff: { baseMs: 100, maxMs: 1000 },
+  });
 }
 
 /** A stored subscription of a consumer with `replies` to an address of its own, and its notifications. */
@@ -93,8 +98,6 @@ async function subscribed(replies?: Reply[]) {
   const ids = () => endpoint.received.map((n) => (n.body as { id: string }).id);
   return { subscription, endpoint, notification, ids };
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it('a delivered notification writes its cursor once: the lease, nothing after the 2xx', async () => {
   const { cursors, requests } = countedCursors();
@@ -200,12 +203,11 @@ it('an attempt of this process that waits for a lease has it freed at its holder
 });
 
 it('never starts a POST that could outlive its lease: released, tried again, nothing sent', async () => {
-  const { cursors } = countedCursors();
+  const { cursors, table } = countedCursors();
   const { notification, ids } = await subscribed();
-  // The store calls before the POST took 800 ms of the lease's 1 s margin: 200 ms of it would be
-  // left for the POST, under half its time-out.
-  let calls = 0;
-  const slow = delivererOver(cursors, () => Date.now() + (calls++ === 0 ? 0 : 800));
+  // The lease's answer took 800 ms of its 1 s margin: 200 ms would be left for the POST, under
+  // half its time-out.
+  const slow = delivererOver(new SlowToAnswer(table));
   const message = notification('LOCKED', 1);
   expect(await slow.attempt(message, 1)).toMatchObject({ kind: 'retry', failed: false });
   expect(ids()).toEqual([]);
