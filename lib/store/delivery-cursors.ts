@@ -157,9 +157,9 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
 
   /**
    * Frees the lease and puts back what it replaced (releasedCursor); after a failed attempt, the
-   * same write keeps the failure. A lease taken before leases committed ahead has nothing to put
-   * back: the expression refers to attributes it lacks and DynamoDB refuses it, so that lease runs
-   * out by itself (the deliverer does not fail for it), its cursor where it was.
+   * same write keeps the failure. The process that took a lease is the one that frees it, so a
+   * lease freed here always kept what it replaced (one of the release before, which did not, is
+   * freed by that release's own code or runs out).
    */
   async releaseDeliveryLease(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     await this.table.update({

@@ -8,17 +8,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, it } from 'vitest';
 import { config } from '../../lib/config';
 import { Deliverer } from '../../lib/delivery/deliverer';
 import { createNetworkPolicy } from '../../lib/delivery/network-policy';
 import type { NotificationEvent } from '../../lib/domain/event';
+import { parseTime } from '../../lib/domain/event';
 import type { DeliveryAttempt } from '../../lib/domain/model';
 import type { DeliveryCursorStore } from '../../lib/domain/ports';
 import { subscriptionStore } from '../../lib/services';
 import { DynamoDeliveryCursors } from '../../lib/store/delivery-cursors';
+import { documentClient } from '../../lib/store/dynamo-client';
 import { DynamoTable } from '../../lib/store/dynamo-table';
+import { keys } from '../../lib/store/keys';
 import { type Reply, trackConsumers } from '../support/consumer';
 import { queuedNotification } from '../support/notifications';
 import { eventAt, LOCK_STATE } from './api';
@@ -214,4 +217,34 @@ it('never starts a POST that could outlive its lease: released, tried again, not
   // The lease is free and the cursor back where it was: the next try sends it.
   expect(await delivererOver(cursors).attempt(message, 1)).toMatchObject({ kind: 'delivered' });
   expect(ids()).toEqual([message.event.id]);
+});
+
+it('a cursor the release before left mid-attempt (its lease run out, its cursor not moved) is taken, and put back after a failure', async () => {
+  const { cursors } = countedCursors();
+  const { notification, subscription, ids } = await subscribed([{ status: 503 }, { status: 204 }]);
+  const delivered = notification('FREERUN', 20);
+  const inFlight = notification('LOCKED', 10);
+  const pair = keys.deliveryCursor(subscription.id, subscription.resourceAddress);
+  // The item as release 0.2.0 left it when its process died mid-attempt: the event delivered
+  // before, and a lease (with a random owner) that ran out.
+  await documentClient().send(
+    new PutCommand({
+      TableName: config().tableName,
+      Item: {
+        ...pair,
+        deliveredTimeKey: parseTime(delivered.event.time),
+        deliveredEvent: `${delivered.event.source}#${delivered.event.id}`,
+        lastDelivered: { ...delivered.event, deliveredAt: Date.now() },
+        leaseOwner: 'a 0.2.0 attempt',
+        leaseUntil: Date.now() - 1,
+      },
+    }),
+  );
+  const deliverer = delivererOver(cursors);
+  expect(await deliverer.attempt(inFlight, 1)).toMatchObject({ kind: 'retry', failed: true });
+  const [status] = (await cursors.listDeliveries(subscription, { limit: 10 })).items;
+  expect(status).toMatchObject({ delivered: { id: delivered.event.id }, lastFailure: { attempts: 1 } });
+  // Back where the release before left it: an event between the two still goes.
+  expect(await deliverer.attempt(notification('HOLDOVER', 15), 1)).toMatchObject({ kind: 'delivered' });
+  expect(ids()).toHaveLength(2);
 });
