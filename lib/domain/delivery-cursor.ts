@@ -16,7 +16,13 @@ import type {
 /** A new subscription's delivery cursor outlives the longest retry window by a day. */
 const INITIAL_CURSOR_TTL_SECONDS = 15 * 24 * 3600;
 
-/** One cursor as stored: the newest event delivered, the lease in flight, and what the consumer saw last. */
+/**
+ * One cursor as stored: the newest event delivered, the lease in flight, and what the consumer saw
+ * last. The lease commits ahead (docs/delivery.md, "Ordering cursors"): taking it moves the
+ * cursor to the attempt's event and keeps what it replaced (`replaced…`), which a failed attempt's
+ * release puts back; a 2xx writes nothing and the lease runs out by itself. `''` and null stand
+ * for nothing delivered (DynamoDB's update expressions cannot write "absent").
+ */
 export interface DeliveryCursor {
   readonly deliveredTimeKey?: string;
   /** `eventKey` of the newest event delivered. */
@@ -24,8 +30,12 @@ export interface DeliveryCursor {
   readonly leaseOwner?: string;
   /** Epoch ms. */
   readonly leaseUntil?: number;
-  readonly lastDelivered?: DeliveredEvent;
+  readonly lastDelivered?: DeliveredEvent | null;
   readonly lastFailure?: AttemptFailure;
+  /** What the lease replaced, while it is held or left to run out. */
+  readonly replacedTimeKey?: string;
+  readonly replacedEvent?: string;
+  readonly replacedDelivered?: DeliveredEvent | null;
   /** Unix seconds after which the cursor may be forgotten. */
   readonly expiresAt?: number;
 }
@@ -51,21 +61,88 @@ export function supersedes(
 
 /**
  * Why the attempt may not take the cursor's lease (superseded before leased), or undefined when
- * it may: its event is not newer than the one delivered, or another attempt's lease has not run
- * out (it is free once `leaseUntil` is before `now`).
+ * it may. A lease that ran out counts its event as delivered (its 2xx wrote nothing); a live one
+ * may still fail and put back what it replaced, so an attempt meanwhile is judged against that:
+ * superseded when that is as new or newer, or when the lease is for this very event (its holder's
+ * message carries it), else leased. The lease's own holder (`leaseOwner`: the same message again,
+ * after a crash mid-POST or a lost answer) may always take it again, and a live lease the attempt
+ * knows ended in a 2xx (`finishedLease`) counts as run out.
+ * test/store/lease-rule.test.ts holds the DynamoDB store's condition to agree.
  */
 export function leaseRefusal(
   cursor: {
     readonly deliveredTimeKey?: unknown;
     readonly deliveredEvent?: unknown;
+    readonly leaseOwner?: unknown;
     readonly leaseUntil?: unknown;
+    readonly replacedTimeKey?: unknown;
+    readonly replacedEvent?: unknown;
   },
-  a: Pick<DeliveryAttempt, 'timeKey' | 'eventKey' | 'now'>,
+  a: Pick<DeliveryAttempt, 'timeKey' | 'eventKey' | 'now' | 'leaseOwner' | 'finishedLease'>,
 ): LeaseOutcome | undefined {
-  if (supersedes(cursor, a.timeKey, a.eventKey)) return { kind: 'superseded' };
+  if (cursor.leaseOwner === a.leaseOwner) return undefined;
   const leaseUntil = cursor.leaseUntil;
-  if (typeof leaseUntil === 'number' && leaseUntil >= a.now) return { kind: 'leased', leaseUntil };
-  return undefined;
+  const finished = a.finishedLease !== undefined && cursor.leaseOwner === a.finishedLease;
+  if (typeof leaseUntil !== 'number' || leaseUntil < a.now || finished) {
+    return supersedes(cursor, a.timeKey, a.eventKey) ? { kind: 'superseded' } : undefined;
+  }
+  // A lease taken before leases committed ahead replaced nothing: its cursor is what was delivered.
+  const before =
+    typeof cursor.replacedTimeKey === 'string'
+      ? { deliveredTimeKey: cursor.replacedTimeKey, deliveredEvent: cursor.replacedEvent }
+      : cursor;
+  const leasedForIt = cursor.deliveredTimeKey === a.timeKey && cursor.deliveredEvent === a.eventKey;
+  if (leasedForIt || supersedes(before, a.timeKey, a.eventKey)) return { kind: 'superseded' };
+  return { kind: 'leased', leaseUntil };
+}
+
+/**
+ * The cursor once `a` took its lease (leaseRefusal said it may): moved to its event, keeping what
+ * that replaced; or, for its own holder taking it again, the same position with a new lease.
+ */
+export function leasedCursor(cursor: DeliveryCursor | undefined, a: DeliveryAttempt): DeliveryCursor {
+  const lease = { leaseUntil: a.leaseUntil, expiresAt: a.expiresAt, lastDelivered: a.delivered };
+  if (cursor !== undefined && cursor.leaseOwner === a.leaseOwner) return { ...cursor, ...lease };
+  return {
+    ...cursor,
+    ...lease,
+    replacedTimeKey: cursor?.deliveredTimeKey ?? '',
+    replacedEvent: cursor?.deliveredEvent ?? '',
+    replacedDelivered: cursor?.lastDelivered ?? null,
+    deliveredTimeKey: a.timeKey,
+    deliveredEvent: a.eventKey,
+    leaseOwner: a.leaseOwner,
+  };
+}
+
+/**
+ * The cursor once its holder gave the lease up without delivering (a failed POST, a 410, an
+ * attempt that sent nothing): back at what the lease replaced, with the `failure` if there was one.
+ */
+export function releasedCursor(cursor: DeliveryCursor, failure?: AttemptFailure): DeliveryCursor {
+  const free = withoutLease(cursor);
+  const back =
+    cursor.replacedTimeKey === undefined
+      ? {}
+      : {
+          deliveredTimeKey: cursor.replacedTimeKey,
+          deliveredEvent: cursor.replacedEvent ?? '',
+          lastDelivered: cursor.replacedDelivered ?? null,
+        };
+  return { ...free, ...back, ...(failure ? { lastFailure: failure } : {}) };
+}
+
+/** The cursor without its lease and what the lease replaced. */
+export function withoutLease(cursor: DeliveryCursor): DeliveryCursor {
+  const {
+    leaseOwner: _owner,
+    leaseUntil: _until,
+    replacedTimeKey: _timeKey,
+    replacedEvent: _event,
+    replacedDelivered: _delivered,
+    ...rest
+  } = cursor;
+  return rest;
 }
 
 /**

@@ -150,13 +150,27 @@ export interface DeliveryAttempt extends DeliveryCursorKey {
   readonly timeKey: string;
   /** Tells two events with the same time apart: `<source>#<id>`. */
   readonly eventKey: string;
-  /** Unique per attempt: only the holder of the lease may complete or release it. */
+  /**
+   * One per notification message (the same on each of its receives and retries, another for a
+   * fan-out's rerun): only the holder of the lease may complete or release it, and a holder may
+   * take its own lease again (docs/delivery.md, "Ordering cursors").
+   */
   readonly leaseOwner: string;
   /** Epoch milliseconds of the attempt and of the end of its lease. */
   readonly now: number;
   readonly leaseUntil: number;
   /** Unix seconds after which the cursor may be forgotten; refreshed by every write. */
   readonly expiresAt: number;
+  /**
+   * What the cursor shows as delivered once the lease is taken: the lease commits ahead, and a 2xx
+   * writes nothing (a failed attempt's release puts back what it replaced).
+   */
+  readonly delivered: DeliveredEvent;
+  /**
+   * The owner of a lease on this cursor whose attempt, in this process, got its 2xx: the attempt
+   * takes it over while it is live rather than waiting for its end.
+   */
+  readonly finishedLease?: string;
 }
 
 export type LeaseOutcome =
@@ -171,9 +185,9 @@ export interface DeliveredEvent {
   readonly source: string;
   readonly id: string;
   readonly time: string;
-  /** Epoch ms of the consumer's 2xx. */
+  /** Epoch ms of the attempt that delivered it (its lease, taken before the POST). */
   readonly deliveredAt: number;
-  /** From the event's acceptance to the consumer's 2xx; absent for an initial notification. */
+  /** From the event's acceptance to the attempt that delivered it; absent for an initial notification. */
   readonly latencyMs?: number;
 }
 
@@ -187,10 +201,11 @@ export interface AttemptFailure {
   readonly attempts: number;
 }
 
-/** A delivery attempt that ended in a 2xx: its cursor keeps what was delivered. */
-export interface CompletedAttempt extends DeliveryAttempt {
-  readonly delivered: DeliveredEvent;
-}
+/**
+ * A delivery attempt that ended in a 2xx and frees its lease at once (another attempt of this
+ * process waits for it): its cursor keeps what was delivered.
+ */
+export type CompletedAttempt = DeliveryAttempt;
 
 /** What a subscription's consumer received for one address (GET /subscriptions/{id}/deliveries). */
 export interface DeliveryStatus {

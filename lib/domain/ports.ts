@@ -178,15 +178,21 @@ export interface DeliveryCursorStore {
   /**
    * Takes the lease of each attempt's (subscription, address) cursor, unless its event is not
    * newer than the one delivered last (superseded) or another attempt holds the lease (leased);
-   * each attempt succeeds or fails on its own.
+   * each attempt succeeds or fails on its own. The lease moves the cursor to the attempt's event
+   * (it commits ahead: a 2xx writes nothing more) and keeps what it replaced (the rules:
+   * lib/domain/delivery-cursor.ts).
    */
   acquireDeliveryLeases(attempts: readonly DeliveryAttempt[]): Promise<PromiseSettledResult<LeaseOutcome>[]>;
   /**
    * Records each attempt's event as the newest delivered (with when and how fast, for GET
-   * /subscriptions/{id}/deliveries) and frees its lease; each succeeds or fails on its own.
+   * /subscriptions/{id}/deliveries) and frees its lease before its end, for an attempt that waits
+   * for it; each succeeds or fails on its own.
    */
   completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]>;
-  /** Frees the lease without moving the cursor, recording the `failure` if the attempt failed. */
+  /**
+   * Frees the lease of an attempt that did not deliver, putting back what the lease replaced and
+   * recording the `failure` if the attempt failed.
+   */
   releaseDeliveryLease(attempt: DeliveryAttempt, failure?: AttemptFailure): Promise<void>;
   /** One page of what was delivered, or failed, per address, in this incarnation of the subscription. */
   listDeliveries(subscription: Subscription, page: PageRequest): Promise<Page<DeliveryStatus>>;

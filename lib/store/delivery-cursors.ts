@@ -21,12 +21,16 @@ import { keys } from './keys';
  * newest delivered event (`deliveredTimeKey`, `deliveredEvent`) and the lease of the attempt in
  * flight (`leaseOwner`, `leaseUntil`). Every transition is one conditional UpdateItem, so two
  * attempts for the same pair can never both be sending, and none sends an event older than the
- * delivered one. Cursors carry a TTL refreshed on every write instead of being deleted with their
- * subscription: a cursor is only read while a delivery message for it lives, and deleting them
- * would make DELETE /subscriptions cost a query per subscription. The writes that complete or free
- * a lease also keep what the consumer saw (`lastDelivered`, `lastFailure`), which GET
- * /subscriptions/{id}/deliveries reads: no write of its own per notification. A subscription made
- * again has the id of the one deleted: only what was written since it was made is shown.
+ * delivered one. The lease commits ahead (docs/delivery.md, "Ordering cursors"): its write moves
+ * the cursor to the attempt's event and keeps what it replaced (`replaced…`), a failed attempt's
+ * release puts that back, and a 2xx writes nothing: one write per delivered notification. The rules
+ * are lib/domain/delivery-cursor.ts's; here they are conditions and update expressions.
+ * Cursors carry a TTL refreshed on every write instead of being deleted with their subscription: a
+ * cursor is only read while a delivery message for it lives, and deleting them would make DELETE
+ * /subscriptions cost a query per subscription. The same writes keep what the consumer saw
+ * (`lastDelivered`, `lastFailure`), which GET /subscriptions/{id}/deliveries reads: no write of its
+ * own per notification. A subscription made again has the id of the one deleted: only what was
+ * written since it was made is shown.
  */
 export class DynamoDeliveryCursors implements DeliveryCursorStore {
   constructor(private readonly table: DynamoTable) {}
@@ -43,14 +47,16 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
   }
 
   /**
-   * Completes many attempts in one round trip; an attempt whose lease ran out meanwhile, or whose
-   * statement failed, goes through the single-item `complete`.
+   * Completes many attempts in one round trip: frees the leases of delivered attempts that another
+   * attempt waits for (lib/delivery/deliverer.ts), recording their events again; an attempt whose
+   * lease ran out meanwhile, or whose statement failed, goes through the single-item `complete`.
    */
   async completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
     const results = await this.execute(attempts, (a) => ({
       Statement:
         `UPDATE "${this.table.name}" SET deliveredTimeKey = ? SET deliveredEvent = ? SET expiresAt = ? ` +
-        'SET lastDelivered = ? REMOVE leaseOwner REMOVE leaseUntil WHERE pk = ? AND sk = ? AND leaseOwner = ?',
+        `SET lastDelivered = ? ${REMOVE_LEASE.map((name) => `REMOVE ${name}`).join(' ')} ` +
+        'WHERE pk = ? AND sk = ? AND leaseOwner = ?',
       Parameters: [a.timeKey, a.eventKey, a.expiresAt, a.delivered, ...this.keyParameters(a), a.leaseOwner],
     }));
     return Promise.allSettled(
@@ -59,35 +65,62 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
   }
 
   /**
-   * The lease for one attempt, unless the cursor's event is as new or newer (superseded) or another
-   * attempt holds a live lease (leased): the rule of lib/domain/delivery-cursor.ts as this condition.
+   * The lease for one attempt (leasedCursor), unless the cursor's event is as new or newer
+   * (superseded) or another attempt holds a live lease (leased) that has not ended in a 2xx the
+   * attempt knows of (`finishedLease`): the rule of
+   * lib/domain/delivery-cursor.ts as this condition. The write keeps what it replaced (the right-hand
+   * sides read the item as it was). The lease's own holder is refused by it (its cursor is at its
+   * event already) and takes it again with `renew`: two writes, only for a message received again.
    */
   private async acquire(a: DeliveryAttempt): Promise<LeaseOutcome> {
     const outcome = await this.table.tryUpdate({
       Key: this.keyOf(a),
-      UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until, expiresAt = :expires',
+      UpdateExpression:
+        'SET replacedTimeKey = if_not_exists(deliveredTimeKey, :none), ' +
+        'replacedEvent = if_not_exists(deliveredEvent, :none), ' +
+        'replacedDelivered = if_not_exists(lastDelivered, :nothing), ' +
+        'deliveredTimeKey = :t, deliveredEvent = :e, lastDelivered = :d, ' +
+        'leaseOwner = :owner, leaseUntil = :until, expiresAt = :expires',
       ConditionExpression:
         '(attribute_not_exists(deliveredTimeKey) OR deliveredTimeKey < :t OR ' +
         '(deliveredTimeKey = :t AND deliveredEvent <> :e)) AND ' +
-        '(attribute_not_exists(leaseUntil) OR leaseUntil < :now)',
+        `(attribute_not_exists(leaseUntil) OR leaseUntil < :now${a.finishedLease === undefined ? '' : ' OR leaseOwner = :finished'})`,
       ExpressionAttributeValues: {
+        ...(a.finishedLease === undefined ? {} : { ':finished': a.finishedLease }),
+        ':none': '',
+        ':nothing': null,
+        ':t': a.timeKey,
+        ':e': a.eventKey,
+        ':d': a.delivered,
         ':owner': a.leaseOwner,
         ':until': a.leaseUntil,
         ':expires': a.expiresAt,
-        ':t': a.timeKey,
-        ':e': a.eventKey,
         ':now': a.now,
       },
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
     if (outcome.written) return { kind: 'acquired' };
-    // Refused by the condition, so one of the two holds; a lease read without its end still counts.
-    return (
-      leaseRefusal(outcome.current, a) ?? {
-        kind: 'leased',
-        leaseUntil: Number(outcome.current.leaseUntil ?? a.now),
-      }
-    );
+    // Refused by the condition: superseded, leased, or its own lease to take again.
+    const refused = leaseRefusal(outcome.current, a);
+    if (refused) return refused;
+    if (outcome.current.leaseOwner === a.leaseOwner && (await this.renew(a))) return { kind: 'acquired' };
+    // Changed since (a lease read without its end still counts): try again after a wait.
+    return { kind: 'leased', leaseUntil: Number(outcome.current.leaseUntil ?? a.now) };
+  }
+
+  /** The holder's own lease taken again: a new end, the same position and what it replaced. */
+  private renew(a: DeliveryAttempt): Promise<boolean> {
+    return this.table.update({
+      Key: this.keyOf(a),
+      UpdateExpression: 'SET leaseUntil = :until, expiresAt = :expires, lastDelivered = :d',
+      ConditionExpression: 'leaseOwner = :owner',
+      ExpressionAttributeValues: {
+        ':until': a.leaseUntil,
+        ':expires': a.expiresAt,
+        ':d': a.delivered,
+        ':owner': a.leaseOwner,
+      },
+    });
   }
 
   private async complete(a: CompletedAttempt): Promise<void> {
@@ -95,7 +128,7 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
       Key: this.keyOf(a),
       UpdateExpression:
         'SET deliveredTimeKey = :t, deliveredEvent = :e, expiresAt = :expires, lastDelivered = :d ' +
-        'REMOVE leaseOwner, leaseUntil',
+        `REMOVE ${REMOVE_LEASE.join(', ')}`,
       ConditionExpression: 'leaseOwner = :owner',
       ExpressionAttributeValues: {
         ':t': a.timeKey,
@@ -122,11 +155,19 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
     });
   }
 
-  /** Frees the lease; after a failed attempt, the same write keeps the failure. */
+  /**
+   * Frees the lease and puts back what it replaced (releasedCursor); after a failed attempt, the
+   * same write keeps the failure. The process that took a lease is the one that frees it, so a
+   * lease freed here always kept what it replaced (one of the release before, which did not, is
+   * freed by that release's own code or runs out).
+   */
   async releaseDeliveryLease(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
     await this.table.update({
       Key: this.keyOf(a),
-      UpdateExpression: `${failure ? 'SET lastFailure = :failure ' : ''}REMOVE leaseOwner, leaseUntil`,
+      UpdateExpression:
+        'SET deliveredTimeKey = replacedTimeKey, deliveredEvent = replacedEvent, ' +
+        `lastDelivered = replacedDelivered${failure ? ', lastFailure = :failure' : ''} ` +
+        `REMOVE ${REMOVE_LEASE.join(', ')}`,
       ConditionExpression: 'leaseOwner = :owner',
       ExpressionAttributeValues: {
         ':owner': a.leaseOwner,
@@ -204,6 +245,9 @@ export class DynamoDeliveryCursors implements DeliveryCursorStore {
     );
   }
 }
+
+/** The lease and what it replaced, removed when it is freed. */
+const REMOVE_LEASE = ['leaseOwner', 'leaseUntil', 'replacedTimeKey', 'replacedEvent', 'replacedDelivered'];
 
 type StatementResult = { readonly ok: true } | { readonly ok: false; readonly code: string };
 

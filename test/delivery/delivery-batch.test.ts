@@ -103,6 +103,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
       now,
       leaseUntil: now + 60_000,
       expiresAt: Math.floor(now / 1000) + 3600,
+      delivered: { source: 'other', id: 'event', time: held.event.time, deliveredAt: now },
     },
   ]);
   expect(holder).toEqual({ status: 'fulfilled', value: { kind: 'acquired' } });
@@ -133,6 +134,7 @@ it('delivers, retries, waits and drops within one batch, each notification on it
           now: Date.now(),
           leaseUntil: Date.now() + 1000,
           expiresAt: Math.floor(Date.now() / 1000) + 3600,
+          delivered: { source: x.event.source, id: x.event.id, time: x.event.time, deliveredAt: Date.now() },
         },
       ]);
     await vi.waitFor(

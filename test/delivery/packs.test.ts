@@ -126,6 +126,7 @@ describe('a pack in the deliver function', () => {
         now,
         leaseUntil: now + 60_000,
         expiresAt: Math.floor(now / 1000) + 3600,
+        delivered: { source: 'other', id: 'event', time: held.accepted.event.time, deliveredAt: now },
       },
     ]);
     const pack = packOf([...delivered, failed, hung, goneOne, deleted, held]);

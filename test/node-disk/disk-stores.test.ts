@@ -178,6 +178,7 @@ describe('the node’s disk stores', () => {
       leaseOwner: 'o',
       now,
       leaseUntil: now,
+      delivered: { source: 's', id: 'e', time: 't', deliveredAt: now },
     };
     await first.cursors.acquireDeliveryLeases([
       { ...attempt, expiresAt: Math.floor(now / 1000) - 1 },

@@ -120,6 +120,7 @@ function attemptOf(
     now,
     leaseUntil: now + leaseMs,
     expiresAt: Math.floor(now / 1000) + 3600,
+    delivered: { source: event.source, id: event.id, time: event.time, deliveredAt: now },
   };
 }
 
@@ -632,7 +633,7 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
           );
         expect(await lease(T2, event.id)).toEqual([{ kind: 'superseded' }]);
         expect(await lease(T1)).toEqual([{ kind: 'superseded' }]);
-        expect(await lease(T3)).toEqual([{ kind: 'acquired' }]);
+        // Read before a newer event's lease, which shows that event as delivered (it commits ahead).
         const deliveries = await stores.cursors.listDeliveries(s, { limit: 10 });
         expect(deliveries.items).toEqual([
           {
@@ -640,6 +641,7 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
             delivered: { source: SOURCE, id: event.id, time: event.time, deliveredAt: expect.any(Number) },
           },
         ]);
+        expect(await lease(T3)).toEqual([{ kind: 'acquired' }]);
       });
     });
 
@@ -693,6 +695,8 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
         // Never backward: an older event completed late leaves the newer one delivered.
         const older = event(T1);
         outcomes(await stores.cursors.completeDeliveries([delivered(attemptOf(id, address, older), older)]));
+        // The holder's attempt fails: its cursor is back at the late one's event (leases commit ahead).
+        await stores.cursors.releaseDeliveryLease(holder);
         const s = { ...subscriptionTo(address, 'owner'), id, createdAt: new Date(0).toISOString() };
         const [status] = (await stores.cursors.listDeliveries(s, { limit: 10 })).items;
         expect(status?.delivered?.id).toBe(late.id);
@@ -708,13 +712,14 @@ export function portContract(name: string, makeStores: () => PortStores | Promis
           outcomes(await stores.cursors.acquireDeliveryLeases([attemptOf(id, address, event(T1))])),
         ).toEqual([{ kind: 'leased', leaseUntil: a.leaseUntil }]);
         await stores.cursors.releaseDeliveryLease(a, failure);
-        expect(
-          outcomes(await stores.cursors.acquireDeliveryLeases([attemptOf(id, address, event(T1))])),
-        ).toEqual([{ kind: 'acquired' }]);
+        // Read before the next lease, which shows its event as delivered (it commits ahead).
         const s = { ...subscriptionTo(address, 'owner'), id, createdAt: new Date(0).toISOString() };
         expect((await stores.cursors.listDeliveries(s, { limit: 10 })).items).toEqual([
           { resourceAddress: address, lastFailure: failure },
         ]);
+        expect(
+          outcomes(await stores.cursors.acquireDeliveryLeases([attemptOf(id, address, event(T1))])),
+        ).toEqual([{ kind: 'acquired' }]);
       });
 
       it('list what was delivered per address, page by page, of this incarnation only', async () => {

@@ -3,9 +3,12 @@ import {
   deliveredCursor,
   deliveryStatusSince,
   eventKey,
+  leasedCursor,
   leaseRefusal,
   movesForward,
+  releasedCursor,
   supersedes,
+  withoutLease,
 } from '../../../lib/domain/delivery-cursor';
 import { parseTime } from '../../../lib/domain/event';
 import type {
@@ -39,14 +42,12 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
     attempts: readonly DeliveryAttempt[],
   ): Promise<PromiseSettledResult<LeaseOutcome>[]> {
     this.expired.sweepIfDue(Date.now());
-    // Not synced: a lease a power cut undoes was held by an attempt the power cut ended too.
-    return this.update(LEASE_ONLY, attempts, (a, cursor) => {
+    // Synced: the lease moves the cursor (it commits ahead, and a 2xx writes nothing); a cursor a
+    // power cut moved back could let an older event's retry follow a newer one.
+    return this.update({ durable: true }, attempts, (a, cursor) => {
       const refused = leaseRefusal(cursor ?? {}, a);
       if (refused) return [refused];
-      return [
-        { kind: 'acquired' },
-        { ...cursor, leaseOwner: a.leaseOwner, leaseUntil: a.leaseUntil, expiresAt: a.expiresAt },
-      ];
+      return [{ kind: 'acquired' }, leasedCursor(cursor, a)];
     });
   }
 
@@ -55,7 +56,6 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
    * meanwhile still records it, but only forward, and leaves another attempt's lease alone.
    */
   async completeDeliveries(attempts: readonly CompletedAttempt[]): Promise<PromiseSettledResult<void>[]> {
-    // Synced: a cursor a power cut moved back could let an older event's retry follow a newer one.
     return this.update({ durable: true }, attempts, (a, cursor) => {
       if (cursor?.leaseOwner === a.leaseOwner)
         return [undefined, { ...withoutLease(cursor), ...deliveredCursor(a) }];
@@ -65,11 +65,16 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
     });
   }
 
-  /** Only by the lease's holder; after a failed attempt, the same write keeps the failure. */
+  /**
+   * Only by the lease's holder: puts back what the lease replaced; after a failed attempt, the same
+   * write keeps the failure. Not synced: a power cut that undoes it leaves the cursor at the failed
+   * attempt's event, whose own retry takes the lease again (never older after newer; an event
+   * between the two is dropped as superseded).
+   */
   async releaseDeliveryLease(a: DeliveryAttempt, failure?: AttemptFailure): Promise<void> {
-    const [result] = await this.update(LEASE_ONLY, [a], (attempt, cursor) => {
+    const [result] = await this.update({ durable: false }, [a], (attempt, cursor) => {
       if (cursor?.leaseOwner !== attempt.leaseOwner) return [undefined];
-      return [undefined, { ...withoutLease(cursor), ...(failure ? { lastFailure: failure } : {}) }];
+      return [undefined, releasedCursor(cursor, failure)];
     });
     if (result?.status === 'rejected') throw result.reason;
   }
@@ -136,14 +141,6 @@ export class DiskDeliveryCursors implements DeliveryCursorStore {
   }
 }
 
-/** A lease taken or freed, a failure recorded: nothing a power cut may not undo. */
-const LEASE_ONLY = { durable: false };
-
 function keyOf(pair: DeliveryCursorKey): string {
   return diskKeys.cursor(pair.subscriptionId, pair.resourceAddress);
-}
-
-function withoutLease(cursor: DeliveryCursor): DeliveryCursor {
-  const { leaseOwner: _owner, leaseUntil: _until, ...rest } = cursor;
-  return rest;
 }
