@@ -48,10 +48,10 @@ export const CALL_BUDGETS: readonly CallBudget[] = [
   // the lone event's delivery message is not sent (SendMessageBatch 1 → 0), and deliver's calls are made here.
   { fn: 'fanOut',                                call: 'DynamoDB BatchGetItem',          requests:  2, read:   2, write:  0 },
   { fn: 'fanOut',                                call: 'DynamoDB UpdateItem',            requests:  1, read:   0, write:  1 },
-  { fn: 'fanOut',                                call: 'DynamoDB BatchExecuteStatement', requests:  1, read:   0, write:  1 },
   { fn: 'deliver',                               call: 'DynamoDB BatchGetItem',          requests:  2, read:   2, write:  0 },
+  // Issue 44: the lease's write moves the cursor ahead; a 2xx writes nothing more (its completion statement,
+  // BatchExecuteStatement 1 request and 1 write unit, went): docs/delivery.md, "Ordering cursors".
   { fn: 'deliver',                               call: 'DynamoDB UpdateItem',            requests:  1, read:   0, write:  1 },
-  { fn: 'deliver',                               call: 'DynamoDB BatchExecuteStatement', requests:  1, read:   0, write:  1 },
   { fn: 'getSubscription',                       call: 'DynamoDB BatchGetItem',          requests:  1, read:   2, write:  0 },
   { fn: 'listSubscriptions',                     call: 'DynamoDB GetItem',               requests:  1, read:   1, write:  0 },
   { fn: 'listSubscriptions',                     call: 'DynamoDB Query',                 requests:  1, read: 0.5, write:  0 },
@@ -101,18 +101,19 @@ export const CALL_BUDGETS: readonly CallBudget[] = [
  */
 // biome-ignore format: a table, one row per flow
 export const FLOW_BUDGETS = {
-  // Issue 44: delivered where fanned out: the delivery queue's hop (3 SQS requests) and deliver's invocation go.
-  // Issue 44: and the publish is one UpdateItem of 1 write unit where its transaction was 4.
-  'one subscriber':     { notifications: 1,      dynamoRequests: 11,    readUnits: 5,    writeUnits: 3,     sqsRequests: 3,    kmsRequests: 0, invocations: 2,    dollarsPerMillion: 5.20 },
-  '1,000 subscribers':  { notifications: 1000,   dynamoRequests: 1110,  readUnits: 1086, writeUnits: 2001,  sqsRequests: 15,   kmsRequests: 0, invocations: 6,    dollarsPerMillion: 1.40 },
-  '10,000 subscribers': { notifications: 10_000, dynamoRequests: 11000, readUnits: 10856.5, writeUnits: 20001, sqsRequests: 133, kmsRequests: 0, invocations: 44,   dollarsPerMillion: 1.40 },
-  // Issue 41: the publisher's rate (rateAt, a number) on its state item takes some of the storm's 80 state
-  // items over 1 KB, where a transaction's write costs 2 units more: 62 write units (31 × 2), no request more.
-  // Issue 44: each fan-out batch (ten events, 20 notifications) is delivered where fanned out: no delivery
-  // messages (10 SQS requests fewer, one deliver invocation fewer), but each batch reads its own subscriptions
-  // (BatchGetItem) where one deliver invocation read them for all eight: 15 read units more.
-  // And each event's publish is 1 write unit (its state item, rate included, within 1 KB) where it was 4 to 6.
-  'storm layout':       { notifications: 160,    dynamoRequests: 470,   readUnits: 142,  writeUnits: 400,   sqsRequests: 96,   kmsRequests: 0, invocations: 88,   dollarsPerMillion: 2.55 },
+  // Issue 44, each row's reasons: (1) the publish is one UpdateItem of 1 write unit where its transaction was 4
+  // (the state item keeps its event's key); (2) the cursor's lease moves it ahead and a 2xx writes nothing (its
+  // completion, 1 write unit, went); (3) fan-out delivers a batch of fewer than ten packs itself, so the lone
+  // event skips the delivery queue's hop: 3 SQS requests and an invocation fewer.
+  // One subscriber: DynamoDB 11 → 10 requests, 6 → 2 write units; SQS 6 → 3; invocations 3 → 2; $8.49 → $4.55.
+  'one subscriber':     { notifications: 1,      dynamoRequests: 10,    readUnits: 5,    writeUnits: 2,     sqsRequests: 3,    kmsRequests: 0, invocations: 2,    dollarsPerMillion: 4.55 },
+  // A large fan-out (packs of 25 queued as before): write units 2,004 → 1,001 ((1), (2)); $1.42 → $0.77.
+  '1,000 subscribers':  { notifications: 1000,   dynamoRequests: 1060,  readUnits: 1086, writeUnits: 1001,  sqsRequests: 15,   kmsRequests: 0, invocations: 6,    dollarsPerMillion: 0.77 },
+  '10,000 subscribers': { notifications: 10_000, dynamoRequests: 10600, readUnits: 10856.5, writeUnits: 10001, sqsRequests: 133, kmsRequests: 0, invocations: 44,   dollarsPerMillion: 0.77 },
+  // The storm: write units 742 → 240 ((1): 80 publishes of 1 unit, some of 2 before within a transaction's 6;
+  // (2): 160 completions); each batch of ten events is delivered where fanned out ((3): SQS 106 → 96, invocations
+  // 89 → 88), each batch reading its own subscriptions (read units 127 → 142); $3.90 → $1.92.
+  'storm layout':       { notifications: 160,    dynamoRequests: 470,   readUnits: 142,  writeUnits: 240,   sqsRequests: 96,   kmsRequests: 0, invocations: 88,   dollarsPerMillion: 1.92 },
 };
 export type FlowName = keyof typeof FLOW_BUDGETS;
 
