@@ -221,7 +221,7 @@ export function fanOut(): FanOut {
   return kept(
     fanOut,
     () =>
-      new FanOut(subscriptionStore(), queue(), {}, (entries, metrics) =>
+      new FanOut(subscriptionStore(), queue(), {}, Date.now, (entries, metrics) =>
         deliveryBatch().deliverNow(entries, metrics),
       ),
   );

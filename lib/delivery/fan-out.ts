@@ -126,10 +126,18 @@ export class DeliverySends {
       );
   }
 
-  /** Attempts the packs' notifications here; a pack fails when one of its own could not be queued for later. */
+  /**
+   * Attempts the packs' notifications here; a pack fails when one of its own could not be queued
+   * for later. Their retry windows count from their events' acceptance, the same in every run of
+   * the fan-out message: a run again after a crash mid-POST makes the same notifications, which
+   * their ordering leases know as their own and send again (docs/delivery.md, "Repeats").
+   */
   private deliverHere(packs: OpenPack[]): void {
     if (packs.length === 0 || !this.deliverNow) return;
-    this.deliverNow(packs.flatMap((pack) => pack.entries)).then(
+    const entries = packs.flatMap((pack) =>
+      pack.entries.map((entry) => ({ ...entry, enqueuedAt: new Date(entry.accepted.acceptedAt) })),
+    );
+    this.deliverNow(entries).then(
       (results) => {
         let at = 0;
         for (const pack of packs) {
@@ -193,6 +201,7 @@ export class FanOut {
     private readonly store: SubscriptionStore,
     private readonly queue: QueuePort,
     settings: Partial<FanOutSettings> = {},
+    private readonly clock: () => number = Date.now,
     /** Attempts a small batch's notifications where they were fanned out (DeliverySends); none: all are queued. */
     private readonly deliverNow?: DeliverNow,
   ) {
@@ -222,10 +231,10 @@ export class FanOut {
     remainingMs: () => number = () => Number.POSITIVE_INFINITY,
     { firstPages, deliveries }: FanOutBatch = this.batch(),
   ): Promise<number> {
-    // Each notification's retry window counts from the event's acceptance, the same in every run of
-    // this message: a run again after a fault (or a crash mid-delivery) makes the same notifications,
-    // whose ordering leases know them as their own (docs/delivery.md, "Repeats").
-    const enqueuedAt = new Date(message.acceptedAt);
+    // A queued notification's retry window counts from this run: a run again after a fault makes
+    // other notifications, and the ones already delivered are dropped as repeats (those delivered
+    // here count from the acceptance: DeliverySends).
+    const enqueuedAt = new Date(this.clock());
     const ancestors = selfAndAncestors(message.resourceAddress);
     const from = message.continuation;
     const first = from ? Math.max(0, ancestors.indexOf(from.ancestor)) : 0;

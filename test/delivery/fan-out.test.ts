@@ -274,7 +274,7 @@ describe('delivered where fanned out', () => {
     const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
     const queue = new RecordingQueue();
     const { given, deliverNow } = deliverNowNoting();
-    const fanOut = new FanOut(subscriptionStore(), queue, {}, deliverNow);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
     const batch = fanOut.batch(metrics);
     const events = nodes.map((node) => acceptedAt(node));
     await Promise.all(events.map((m) => fanOut.run(m, undefined, batch)));
@@ -291,13 +291,32 @@ describe('delivered where fanned out', () => {
     });
   });
 
+  it('makes the same notifications in every run of one message, so a run after a crash mid-POST is known to their leases', async () => {
+    const node = `/${uniqueCluster()}/site-1/node-1`;
+    await subscribe(node, 2);
+    const queue = new RecordingQueue();
+    const { given, deliverNow } = deliverNowNoting();
+    let now = Date.now();
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, () => now, deliverNow);
+    const message = acceptedAt(node);
+    await fanOut.run(message, undefined, fanOut.batch(metrics));
+    now += 60_000; // the queue brings the message back a minute later
+    await fanOut.run(message, undefined, fanOut.batch(metrics));
+    const windows = given.map((entries) => entries.map((entry) => entry.enqueuedAt.toISOString()));
+    // Their retry windows (and so their ordering leases' owners) start at the event's acceptance.
+    expect(windows).toEqual([
+      [message.acceptedAt, message.acceptedAt],
+      [message.acceptedAt, message.acceptedAt],
+    ]);
+  });
+
   it('queues a batch of ten packs or more, as packs, and attempts none of it itself', async () => {
     const node = `/${uniqueCluster()}/site-1/node-1`;
     const count = 10 * PACK_MAX_DELIVERIES + 1;
     await subscribe(node, count);
     const queue = new RecordingQueue();
     const { given, deliverNow } = deliverNowNoting();
-    const fanOut = new FanOut(subscriptionStore(), queue, {}, deliverNow);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
     expect(await fanOut.run(acceptedAt(node), undefined, fanOut.batch(metrics))).toBe(count);
     expect(given).toEqual([]);
     expect(notificationsSent(queue)).toHaveLength(count);
@@ -308,7 +327,7 @@ describe('delivered where fanned out', () => {
     await subscribe(site, 1);
     const queue = new RecordingQueue();
     const { deliverNow } = deliverNowNoting(false);
-    const fanOut = new FanOut(subscriptionStore(), queue, {}, deliverNow);
+    const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
     const batch = fanOut.batch(metrics);
     const results = await Promise.allSettled(
       [`${site}/node-1`, `${site}/node-2`].map((node) => fanOut.run(acceptedAt(node), undefined, batch)),
