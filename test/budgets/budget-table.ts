@@ -108,8 +108,8 @@ export const FLOW_BUDGETS = {
   // One subscriber: DynamoDB 11 → 10 requests, 6 → 2 write units; SQS 6 → 3; invocations 3 → 2; $8.49 → $4.55.
   'one subscriber':     { notifications: 1,      dynamoRequests: 10,    readUnits: 5,    writeUnits: 2,     sqsRequests: 3,    kmsRequests: 0, invocations: 2,    dollarsPerMillion: 4.55 },
   // A large fan-out (packs of 25 queued as before): write units 2,004 → 1,001 ((1), (2)); $1.42 → $0.77.
-  '1,000 subscribers':  { notifications: 1000,   dynamoRequests: 1060,  readUnits: 1086, writeUnits: 1001,  sqsRequests: 15,   kmsRequests: 0, invocations: 6,    dollarsPerMillion: 0.77 },
-  '10,000 subscribers': { notifications: 10_000, dynamoRequests: 10600, readUnits: 10856.5, writeUnits: 10001, sqsRequests: 133, kmsRequests: 0, invocations: 44,   dollarsPerMillion: 0.77 },
+  '1,000 subscribers':  { notifications: 1000,   dynamoRequests: 1060,  readUnits: 1086, writeUnits: 1001,  sqsRequests: 15,   kmsRequests: 0, invocations: 6,    dollarsPerMillion: 0.78 },
+  '10,000 subscribers': { notifications: 10_000, dynamoRequests: 10600, readUnits: 10856.5, writeUnits: 10001, sqsRequests: 133, kmsRequests: 0, invocations: 44,   dollarsPerMillion: 0.78 },
   // The storm: write units 742 → 240 ((1): 80 publishes of 1 unit, some of 2 before within a transaction's 6;
   // (2): 160 completions); each batch of ten events is delivered where fanned out ((3): SQS 106 → 96, invocations
   // 89 → 88), each batch reading its own subscriptions (read units 127 → 142); $3.90 → $1.92.
