@@ -321,10 +321,15 @@ describe(`only on a node (ocloud-node-agent --serve for ${NODE})`, () => {
         { timeout: 60_000, interval: 50 },
       );
       await waitForNodeIdle();
-      // In order: each address's events never older after newer, the newest of each delivered.
+      // In order: each address's events never older after newer, the newest of each delivered. At
+      // least once: a notification that had left its message for a retry when the process died may
+      // come again with that message's replay, right after itself (docs/delivery.md, "Ordering cursors").
       const ofA = accepted().filter((id) => id === a1.id || id === a2.id);
-      expect([[a2.id], [a1.id, a2.id]]).toContainEqual(ofA);
-      expect(accepted().filter((id) => id === b1.id)).toEqual([b1.id]);
+      const firstA2 = ofA.indexOf(a2.id);
+      expect(firstA2, ofA.join(' → ')).toBeGreaterThanOrEqual(0);
+      expect(ofA.slice(firstA2).every((id) => id === a2.id), ofA.join(' → ')).toBe(true);
+      expect(ofA.slice(0, firstA2).every((id) => id === a1.id), ofA.join(' → ')).toBe(true);
+      expect(accepted().filter((id) => id === b1.id).length).toBeGreaterThanOrEqual(1);
       expect(accepted().every((id) => [a1.id, a2.id, b1.id].includes(id))).toBe(true);
       // Signed with the secret it was given before the restart.
       for (const notification of consumer.accepted) {
