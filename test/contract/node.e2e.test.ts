@@ -327,8 +327,14 @@ describe(`only on a node (ocloud-node-agent --serve for ${NODE})`, () => {
       const ofA = accepted().filter((id) => id === a1.id || id === a2.id);
       const firstA2 = ofA.indexOf(a2.id);
       expect(firstA2, ofA.join(' → ')).toBeGreaterThanOrEqual(0);
-      expect(ofA.slice(firstA2).every((id) => id === a2.id), ofA.join(' → ')).toBe(true);
-      expect(ofA.slice(0, firstA2).every((id) => id === a1.id), ofA.join(' → ')).toBe(true);
+      expect(
+        ofA.slice(firstA2).every((id) => id === a2.id),
+        ofA.join(' → '),
+      ).toBe(true);
+      expect(
+        ofA.slice(0, firstA2).every((id) => id === a1.id),
+        ofA.join(' → '),
+      ).toBe(true);
       expect(accepted().filter((id) => id === b1.id).length).toBeGreaterThanOrEqual(1);
       expect(accepted().every((id) => [a1.id, a2.id, b1.id].includes(id))).toBe(true);
       // Signed with the secret it was given before the restart.
