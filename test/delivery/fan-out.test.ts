@@ -35,6 +35,15 @@ async function subscribe(resourceAddress: string, count: number): Promise<string
   return ids;
 }
 
+/** A storm's shape: ten nodes of one site, a subscriber per node and one for the site. */
+async function stormSite() {
+  const site = `/${uniqueCluster()}/site-1`;
+  const siteSubscriber = await subscribe(site, 1);
+  const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
+  const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
+  return { siteSubscriber, nodes, nodeSubscribers };
+}
+
 function acceptedAt(node: string): FanOutMessage {
   return fanOutMessage({
     publisherId: randomUUID(),
@@ -220,10 +229,7 @@ describe('fan-out continuations', () => {
   it('packs the notifications of the events of one batch into one message', async () => {
     // A storm's shape: ten nodes of one site, a subscriber per node and one for the site. Sent
     // page by page, one message per notification, that was 20 messages; packed, it is one.
-    const site = `/${uniqueCluster()}/site-1`;
-    const siteSubscriber = await subscribe(site, 1);
-    const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
-    const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
+    const { siteSubscriber, nodes, nodeSubscribers } = await stormSite();
     const queue = new RecordingQueue();
     const fanOut = new FanOut(subscriptionStore(), queue);
     const batch = fanOut.batch();
@@ -268,10 +274,7 @@ describe('delivered where fanned out', () => {
   const metrics = { count: () => undefined, deliveryLatency: () => undefined } as unknown as Metrics;
 
   it("attempts a storm batch's notifications itself, once every event is fanned out, and queues none", async () => {
-    const site = `/${uniqueCluster()}/site-1`;
-    const siteSubscriber = await subscribe(site, 1);
-    const nodes = Array.from({ length: 10 }, (_, n) => `${site}/node-${n}`);
-    const nodeSubscribers = await Promise.all(nodes.map((node) => subscribe(node, 1)));
+    const { siteSubscriber, nodes, nodeSubscribers } = await stormSite();
     const queue = new RecordingQueue();
     const { given, deliverNow } = deliverNowNoting();
     const fanOut = new FanOut(subscriptionStore(), queue, {}, Date.now, deliverNow);
